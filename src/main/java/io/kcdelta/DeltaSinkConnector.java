@@ -1,0 +1,66 @@
+package io.kcdelta;
+
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.table.Version;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+/** Kafka Connect entry point: validates the config and hands it to every task unchanged. */
+public class DeltaSinkConnector extends SinkConnector {
+  private Map<String, String> props;
+
+  @Override
+  public String version() {
+    return Version.get();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    new DeltaSinkConfig(props);
+    this.props = Map.copyOf(props);
+  }
+
+  @Override
+  public Class<? extends Task> taskClass() {
+    return DeltaSinkTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    List<Map<String, String>> configs = new ArrayList<>(maxTasks);
+    for (int i = 0; i < maxTasks; i++) {
+      configs.add(new HashMap<>(props));
+    }
+    return configs;
+  }
+
+  @Override
+  public void stop() {
+  }
+
+  @Override
+  public ConfigDef config() {
+    return DeltaSinkConfig.CONFIG_DEF;
+  }
+
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    Config config = super.validate(connectorConfigs);
+    Map<String, ConfigValue> byName = new HashMap<>();
+    config.configValues().forEach(v -> byName.put(v.name(), v));
+    for (DeltaSinkConfig.Problem problem : DeltaSinkConfig.crossFieldProblems(connectorConfigs)) {
+      ConfigValue value = byName.get(problem.key());
+      if (value != null) {
+        value.addErrorMessage(problem.message());
+      }
+    }
+    return config;
+  }
+}

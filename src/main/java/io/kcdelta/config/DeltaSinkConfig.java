@@ -1,0 +1,442 @@
+package io.kcdelta.config;
+
+import io.kcdelta.schema.SchemaEvolution;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/** The connector's settings: names, defaults, documentation and validation (the public contract of DESIGN.md). */
+public final class DeltaSinkConfig extends AbstractConfig {
+
+  public static final String TABLE_PATH = "delta.table.path";
+  public static final String PARTITION_COLUMNS = "delta.table.partition.columns";
+  public static final String AUTO_CREATE = "delta.table.auto.create";
+  public static final String SCHEMA_EVOLUTION = "delta.schema.evolution";
+  public static final String TXN_APP_ID = "delta.txn.app.id";
+  public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
+  public static final String FILE_MAX_BYTES = "file.max.bytes";
+  public static final String COMPRESSION_CODEC = "parquet.compression.codec";
+  public static final String COMMIT_RETRY_TIMEOUT_MS = "delta.commit.retry.timeout.ms";
+  public static final String LOG_STORE = "delta.log.store";
+  public static final String DYNAMODB_TABLE = "dynamodb.table.name";
+  public static final String DYNAMODB_REGION = "dynamodb.region";
+  public static final String DYNAMODB_ENDPOINT = "dynamodb.endpoint";
+  public static final String DYNAMODB_AUTO_CREATE = "dynamodb.table.auto.create";
+  public static final String S3_REGION = "s3.region";
+  public static final String S3_ENDPOINT = "s3.endpoint";
+  public static final String S3_PATH_STYLE = "s3.path.style.access";
+  public static final String AWS_ACCESS_KEY_ID = "aws.access.key.id";
+  public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
+  public static final String HADOOP_PREFIX = "hadoop.";
+  public static final String NULL_VALUES = "behavior.on.null.values";
+  /** Set by Connect on every connector config; the default of {@link #TXN_APP_ID}. */
+  public static final String CONNECTOR_NAME = "name";
+
+  public static final String TOPIC_PLACEHOLDER = "${topic}";
+
+  public static final String LOG_STORE_DYNAMODB = "dynamodb";
+  public static final String LOG_STORE_FILESYSTEM = "filesystem";
+
+  private static final String GROUP_TABLE = "Delta table";
+  private static final String GROUP_WRITE = "Files and commits";
+  private static final String GROUP_LOG_STORE = "Log store (commit coordination)";
+  private static final String GROUP_AWS = "S3 and AWS";
+  private static final String GROUP_RECORDS = "Records";
+
+  private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
+  private static final List<String> EVOLUTION_MODES = List.of("none", "add-columns");
+  private static final List<String> NULL_BEHAVIORS = List.of("ignore", "fail");
+  private static final List<String> LOG_STORES = List.of(LOG_STORE_DYNAMODB, LOG_STORE_FILESYSTEM);
+  /** Schemes whose table paths Hadoop can open with the plugin's bundled file systems. */
+  private static final Set<String> SCHEMES = Set.of("s3a", "file");
+
+  public static final ConfigDef CONFIG_DEF = configDef();
+
+  public enum NullValueBehavior { IGNORE, FAIL }
+
+  public DeltaSinkConfig(Map<String, String> props) {
+    super(CONFIG_DEF, props);
+    for (Problem problem : crossFieldProblems(props)) {
+      throw new ConfigException(problem.key(), props.get(problem.key()), problem.message());
+    }
+  }
+
+  private static ConfigDef configDef() {
+    ConfigDef def = new ConfigDef();
+    int o = 0;
+    def.define(TABLE_PATH, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new TablePathValidator(), Importance.HIGH,
+        "Root of the Delta table, with its scheme: s3a://bucket/prefix/table or file:///path/table. "
+            + "'${topic}' is replaced by the record's topic, so one connector can fill one table per topic.",
+        GROUP_TABLE, ++o, Width.LONG, "Table path");
+    def.define(PARTITION_COLUMNS, Type.LIST, "", new PartitionColumnsValidator(), Importance.MEDIUM,
+        "Top-level fields of the record value that partition the table, in order. Used when the connector "
+            + "creates the table; an existing table keeps its own partitioning.",
+        GROUP_TABLE, ++o, Width.LONG, "Partition columns");
+    def.define(AUTO_CREATE, Type.BOOLEAN, true, Importance.MEDIUM,
+        "Create the table from the first record's schema when it does not exist. When false, a missing "
+            + "table fails the task.",
+        GROUP_TABLE, ++o, Width.SHORT, "Create table");
+    def.define(SCHEMA_EVOLUTION, Type.STRING, "add-columns", lowerCaseIn(EVOLUTION_MODES), Importance.MEDIUM,
+        "What a record with new fields does to the table: 'add-columns' adds them as nullable columns; "
+            + "'none' treats the record as one the table cannot take (errant record).",
+        GROUP_TABLE, ++o, Width.SHORT, "Schema evolution", new FixedRecommender(EVOLUTION_MODES));
+    def.define(TXN_APP_ID, Type.STRING, null, Importance.LOW,
+        "Prefix of the Delta 'txn' appIds that record the Kafka offsets: '<prefix>-<topic>-<partition>'. "
+            + "Defaults to the connector name. Two connectors writing the same topic into the same table "
+            + "need different prefixes; renaming the connector without setting this restarts from the "
+            + "consumer group's position instead of the table's.",
+        GROUP_TABLE, ++o, Width.MEDIUM, "Txn app id prefix");
+
+    o = 0;
+    def.define(FLUSH_INTERVAL_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(100), Importance.HIGH,
+        "Longest time a record waits before it is committed to the table, in milliseconds. Each commit "
+            + "adds a version to the Delta log: shorter means fresher data and more, smaller files.",
+        GROUP_WRITE, ++o, Width.SHORT, "Flush interval (ms)");
+    def.define(FILE_MAX_BYTES, Type.LONG, 134_217_728L, ConfigDef.Range.atLeast(1024), Importance.MEDIUM,
+        "Roll a Parquet data file once it holds about this many bytes.",
+        GROUP_WRITE, ++o, Width.SHORT, "File size (bytes)");
+    def.define(COMPRESSION_CODEC, Type.STRING, "snappy", lowerCaseIn(CODECS), Importance.LOW,
+        "Parquet compression codec: " + String.join(", ", CODECS) + ".",
+        GROUP_WRITE, ++o, Width.SHORT, "Compression", new FixedRecommender(CODECS));
+    def.define(COMMIT_RETRY_TIMEOUT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+        "How long a task keeps retrying a commit or a file upload that fails for a passing reason "
+            + "(S3 or DynamoDB unreachable, throttled) before it fails with an error that names the service.",
+        GROUP_WRITE, ++o, Width.SHORT, "Commit retry timeout (ms)");
+
+    o = 0;
+    def.define(LOG_STORE, Type.STRING, null, lowerCaseInOrNull(LOG_STORES), Importance.HIGH,
+        "How writers of the table exclude each other on the Delta log. 'dynamodb' (default for s3a:// "
+            + "tables): a DynamoDB table decides each log version, compatible with Delta's "
+            + "S3DynamoDBLogStore used by Spark. 'filesystem' (default otherwise): the file system's own "
+            + "atomic create; on S3 safe only when this connector is the table's single writer.",
+        GROUP_LOG_STORE, ++o, Width.SHORT, "Log store", new FixedRecommender(LOG_STORES));
+    def.define(DYNAMODB_TABLE, Type.STRING, "delta_log", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+        "DynamoDB table of the log store. Spark jobs writing the same Delta table must use the same one.",
+        GROUP_LOG_STORE, ++o, Width.MEDIUM, "DynamoDB table");
+    def.define(DYNAMODB_REGION, Type.STRING, null, Importance.MEDIUM,
+        "Region of the DynamoDB table. Defaults to s3.region, then to the AWS SDK's region chain.",
+        GROUP_LOG_STORE, ++o, Width.SHORT, "DynamoDB region");
+    def.define(DYNAMODB_ENDPOINT, Type.STRING, null, new UrlValidator(), Importance.LOW,
+        "DynamoDB endpoint override, e.g. http://127.0.0.1:4567 for a local DynamoDB-compatible server.",
+        GROUP_LOG_STORE, ++o, Width.LONG, "DynamoDB endpoint");
+    def.define(DYNAMODB_AUTO_CREATE, Type.BOOLEAN, true, Importance.LOW,
+        "Create the DynamoDB table when missing (on-demand billing, TTL on 'expireTime').",
+        GROUP_LOG_STORE, ++o, Width.SHORT, "Create DynamoDB table");
+
+    o = 0;
+    def.define(S3_REGION, Type.STRING, null, Importance.MEDIUM,
+        "AWS region of the bucket. Defaults to the AWS SDK's region chain.",
+        GROUP_AWS, ++o, Width.SHORT, "S3 region");
+    def.define(S3_ENDPOINT, Type.STRING, null, new UrlValidator(), Importance.LOW,
+        "S3 endpoint override for S3-compatible stores, e.g. http://127.0.0.1:9000.",
+        GROUP_AWS, ++o, Width.LONG, "S3 endpoint");
+    def.define(S3_PATH_STYLE, Type.BOOLEAN, false, Importance.LOW,
+        "Path-style bucket addressing (needed by most S3-compatible stores on localhost).",
+        GROUP_AWS, ++o, Width.SHORT, "Path-style access");
+    def.define(AWS_ACCESS_KEY_ID, Type.STRING, null, Importance.MEDIUM,
+        "Access key for S3 and DynamoDB. Unset: the AWS default credential chain (environment, "
+            + "profile, web identity, instance role).",
+        GROUP_AWS, ++o, Width.MEDIUM, "Access key id");
+    def.define(AWS_SECRET_ACCESS_KEY, Type.PASSWORD, null, Importance.MEDIUM,
+        "Secret key paired with aws.access.key.id.",
+        GROUP_AWS, ++o, Width.MEDIUM, "Secret access key");
+
+    o = 0;
+    def.define(NULL_VALUES, Type.STRING, "ignore", lowerCaseIn(NULL_BEHAVIORS), Importance.MEDIUM,
+        "Records with a null value (tombstones): 'ignore' skips them (their offsets still count as "
+            + "processed), 'fail' treats them as errant records (dead letter queue with "
+            + "errors.tolerance=all, else the task fails).",
+        GROUP_RECORDS, ++o, Width.SHORT, "Null values", new FixedRecommender(NULL_BEHAVIORS));
+    return def;
+  }
+
+  /** A problem with a setting that only shows together with other settings. */
+  public record Problem(String key, String message) {
+  }
+
+  /** Problems that involve several settings; ConfigDef validators see one value at a time. */
+  public static List<Problem> crossFieldProblems(Map<String, String> props) {
+    String path = props.get(TABLE_PATH);
+    String store = props.get(LOG_STORE);
+    if (path == null || store == null) {
+      return List.of();
+    }
+    String scheme = schemeOf(path);
+    if (LOG_STORE_DYNAMODB.equalsIgnoreCase(store.trim()) && !"s3a".equals(scheme)) {
+      return List.of(new Problem(LOG_STORE, LOG_STORE + "=dynamodb coordinates commits on s3a:// tables "
+          + "only, but " + TABLE_PATH + " is '" + path + "'. Use " + LOG_STORE + "=filesystem for this path."));
+    }
+    return List.of();
+  }
+
+  // ---- typed accessors ----
+
+  public String tablePathTemplate() {
+    return getString(TABLE_PATH).trim();
+  }
+
+  /** The table path for a topic (expands ${topic}). */
+  public String tablePath(String topic) {
+    String template = tablePathTemplate();
+    return template.contains(TOPIC_PLACEHOLDER) ? template.replace(TOPIC_PLACEHOLDER, topic) : template;
+  }
+
+  public List<String> partitionColumns() {
+    return getList(PARTITION_COLUMNS).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+  }
+
+  public boolean autoCreate() {
+    return getBoolean(AUTO_CREATE);
+  }
+
+  public SchemaEvolution.Mode schemaEvolution() {
+    return "none".equals(getString(SCHEMA_EVOLUTION).trim().toLowerCase(Locale.ROOT))
+        ? SchemaEvolution.Mode.NONE : SchemaEvolution.Mode.ADD_COLUMNS;
+  }
+
+  public String txnAppIdPrefix() {
+    String id = getString(TXN_APP_ID);
+    if (id == null || id.isBlank()) {
+      id = originalsStrings().get(CONNECTOR_NAME);
+    }
+    if (id == null || id.isBlank()) {
+      throw new ConfigException(TXN_APP_ID, null,
+          "Set " + TXN_APP_ID + " (or the connector 'name'): it identifies this connector's offsets in the table.");
+    }
+    return id.trim();
+  }
+
+  public long flushIntervalMs() {
+    return getLong(FLUSH_INTERVAL_MS);
+  }
+
+  public long fileMaxBytes() {
+    return getLong(FILE_MAX_BYTES);
+  }
+
+  public CompressionCodecName compressionCodec() {
+    return CompressionCodecName.valueOf(getString(COMPRESSION_CODEC).trim().toUpperCase(Locale.ROOT));
+  }
+
+  public long commitRetryTimeoutMs() {
+    return getLong(COMMIT_RETRY_TIMEOUT_MS);
+  }
+
+  /** The effective log store: the configured one, else dynamodb for s3a:// and filesystem otherwise. */
+  public String logStore() {
+    String configured = getString(LOG_STORE);
+    if (configured != null && !configured.isBlank()) {
+      return configured.trim().toLowerCase(Locale.ROOT);
+    }
+    return "s3a".equals(schemeOf(tablePathTemplate())) ? LOG_STORE_DYNAMODB : LOG_STORE_FILESYSTEM;
+  }
+
+  public String dynamoDbTable() {
+    return getString(DYNAMODB_TABLE).trim();
+  }
+
+  public String dynamoDbRegion() {
+    String region = getString(DYNAMODB_REGION);
+    return region != null && !region.isBlank() ? region.trim() : s3Region();
+  }
+
+  public String dynamoDbEndpoint() {
+    return trimmedOrNull(getString(DYNAMODB_ENDPOINT));
+  }
+
+  public boolean dynamoDbAutoCreate() {
+    return getBoolean(DYNAMODB_AUTO_CREATE);
+  }
+
+  public String s3Region() {
+    return trimmedOrNull(getString(S3_REGION));
+  }
+
+  public String s3Endpoint() {
+    return trimmedOrNull(getString(S3_ENDPOINT));
+  }
+
+  public boolean s3PathStyleAccess() {
+    return getBoolean(S3_PATH_STYLE);
+  }
+
+  public String awsAccessKeyId() {
+    return trimmedOrNull(getString(AWS_ACCESS_KEY_ID));
+  }
+
+  public Password awsSecretAccessKey() {
+    return getPassword(AWS_SECRET_ACCESS_KEY);
+  }
+
+  /** {@code hadoop.<key>} settings with the prefix removed. */
+  public Map<String, Object> hadoopOverrides() {
+    return originalsWithPrefix(HADOOP_PREFIX);
+  }
+
+  public NullValueBehavior nullValueBehavior() {
+    return NullValueBehavior.valueOf(getString(NULL_VALUES).trim().toUpperCase(Locale.ROOT));
+  }
+
+  private static String trimmedOrNull(String s) {
+    return s == null || s.isBlank() ? null : s.trim();
+  }
+
+  static String schemeOf(String path) {
+    try {
+      String scheme = new URI(path.trim().replace(TOPIC_PLACEHOLDER, "topic")).getScheme();
+      return scheme == null ? null : scheme.toLowerCase(Locale.ROOT);
+    } catch (URISyntaxException e) {
+      return null;
+    }
+  }
+
+  // ---- validators and recommenders ----
+
+  private static ConfigDef.Validator lowerCaseIn(List<String> allowed) {
+    return new ConfigDef.Validator() {
+      @Override
+      public void ensureValid(String name, Object value) {
+        String v = value == null ? null : value.toString().trim().toLowerCase(Locale.ROOT);
+        if (!allowed.contains(v)) {
+          throw new ConfigException(name, value, "Must be one of " + String.join(", ", allowed) + ".");
+        }
+      }
+
+      @Override
+      public String toString() {
+        return String.join(", ", allowed);
+      }
+    };
+  }
+
+  private static ConfigDef.Validator lowerCaseInOrNull(List<String> allowed) {
+    ConfigDef.Validator inner = lowerCaseIn(allowed);
+    return new ConfigDef.Validator() {
+      @Override
+      public void ensureValid(String name, Object value) {
+        if (value != null && !value.toString().isBlank()) {
+          inner.ensureValid(name, value);
+        }
+      }
+
+      @Override
+      public String toString() {
+        return inner + " (default: by the table path's scheme)";
+      }
+    };
+  }
+
+  static final class TablePathValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value == null || value.toString().isBlank()) {
+        throw new ConfigException(name, value, "Give the table root, e.g. s3a://bucket/warehouse/orders.");
+      }
+      String path = value.toString().trim();
+      String scheme;
+      try {
+        URI uri = new URI(path.replace(TOPIC_PLACEHOLDER, "topic"));
+        scheme = uri.getScheme();
+        if (uri.getUserInfo() != null) {
+          throw new ConfigException(name, path, "Do not put credentials in the path; use "
+              + AWS_ACCESS_KEY_ID + " and " + AWS_SECRET_ACCESS_KEY + ".");
+        }
+      } catch (URISyntaxException e) {
+        throw new ConfigException(name, path, "Not a valid URI: " + e.getMessage());
+      }
+      if (scheme == null) {
+        throw new ConfigException(name, path,
+            "The path has no scheme. Write s3a://bucket/path for S3 or file:///absolute/path for a local table.");
+      }
+      if ("s3".equalsIgnoreCase(scheme) || "s3n".equalsIgnoreCase(scheme)) {
+        throw new ConfigException(name, path, "Use the s3a:// scheme (Hadoop's S3A file system) instead of "
+            + scheme + "://. Note that the scheme is part of the DynamoDB log store key: Spark writers of the "
+            + "same table must use s3a:// too.");
+      }
+      if (!SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))) {
+        throw new ConfigException(name, path, "Unsupported scheme '" + scheme + "': use s3a:// or file://.");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "s3a://… or file://… URI";
+    }
+  }
+
+  static final class PartitionColumnsValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      @SuppressWarnings("unchecked")
+      List<String> cols = (List<String>) value;
+      Set<String> seen = new HashSet<>();
+      for (String raw : cols) {
+        String col = raw.trim();
+        if (col.isEmpty()) {
+          throw new ConfigException(name, value, "Empty column name in the list.");
+        }
+        if (col.contains(".")) {
+          throw new ConfigException(name, value, "'" + col + "': partition columns must be top-level fields "
+              + "of the record value (no nested paths).");
+        }
+        if (!col.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
+          throw new ConfigException(name, value, "'" + col + "': use letters, digits, '_' or '-' only.");
+        }
+        if (!seen.add(col.toLowerCase(Locale.ROOT))) {
+          throw new ConfigException(name, value, "Column '" + col + "' is listed twice.");
+        }
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "comma-separated top-level field names";
+    }
+  }
+
+  static final class UrlValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value == null || value.toString().isBlank()) {
+        return;
+      }
+      try {
+        URI uri = new URI(value.toString().trim());
+        if (uri.getScheme() == null || uri.getHost() == null) {
+          throw new ConfigException(name, value, "Give a URL with scheme and host, e.g. https://host:port.");
+        }
+      } catch (URISyntaxException e) {
+        throw new ConfigException(name, value, "Not a valid URL: " + e.getMessage());
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "URL, e.g. http://127.0.0.1:4567";
+    }
+  }
+
+  private record FixedRecommender(List<String> values) implements ConfigDef.Recommender {
+    @Override
+    public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
+      return List.copyOf(values);
+    }
+
+    @Override
+    public boolean visible(String name, Map<String, Object> parsedConfig) {
+      return true;
+    }
+  }
+}

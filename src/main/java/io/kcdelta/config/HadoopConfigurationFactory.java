@@ -1,0 +1,53 @@
+package io.kcdelta.config;
+
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Translates the connector's settings into the Hadoop Configuration that Delta Standalone, Parquet,
+ * S3A and the log store read. {@code hadoop.<key>} settings are applied last, so they win.
+ */
+public final class HadoopConfigurationFactory {
+
+  /** Delta Standalone picks the LogStore implementation for a scheme from this key. */
+  static final String DELTA_LOG_STORE_S3A = "delta.logStore.s3a.impl";
+
+  private HadoopConfigurationFactory() {
+  }
+
+  public static Configuration create(DeltaSinkConfig config) {
+    Configuration conf = new Configuration();
+    // Connect runs the task with the plugin's class loader as context loader; Hadoop resolves
+    // FileSystem and LogStore classes by name through the Configuration's loader.
+    conf.setClassLoader(HadoopConfigurationFactory.class.getClassLoader());
+    applyS3a(config, conf);
+    applyLogStore(config, conf);
+    for (Map.Entry<String, Object> e : config.hadoopOverrides().entrySet()) {
+      conf.set(e.getKey(), String.valueOf(e.getValue()));
+    }
+    return conf;
+  }
+
+  private static void applyS3a(DeltaSinkConfig config, Configuration conf) {
+    if (config.s3Endpoint() != null) {
+      conf.set("fs.s3a.endpoint", config.s3Endpoint());
+    }
+    if (config.s3Region() != null) {
+      conf.set("fs.s3a.endpoint.region", config.s3Region());
+    }
+    conf.setBoolean("fs.s3a.path.style.access", config.s3PathStyleAccess());
+    if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
+      conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+      conf.set("fs.s3a.access.key", config.awsAccessKeyId());
+      conf.set("fs.s3a.secret.key", config.awsSecretAccessKey().value());
+    }
+  }
+
+  private static void applyLogStore(DeltaSinkConfig config, Configuration conf) {
+    if (!DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())) {
+      return;
+    }
+    conf.set(DELTA_LOG_STORE_S3A, "io.kcdelta.logstore.DynamoDbLogStore");
+    // TODO(merge): map dynamodb.* onto the log store's Hadoop keys.
+  }
+}
