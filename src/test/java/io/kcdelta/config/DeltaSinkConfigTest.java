@@ -1,0 +1,139 @@
+package io.kcdelta.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kcdelta.DeltaSinkConnector;
+import io.kcdelta.schema.SchemaEvolution;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.Test;
+
+class DeltaSinkConfigTest {
+
+  private static Map<String, String> props(String... kv) {
+    Map<String, String> p = new HashMap<>();
+    p.put("name", "orders-sink");
+    p.put("connector.class", DeltaSinkConnector.class.getName());
+    p.put("topics", "orders");
+    p.put("delta.table.path", "s3a://bucket/warehouse/orders");
+    for (int i = 0; i < kv.length; i += 2) {
+      p.put(kv[i], kv[i + 1]);
+    }
+    return p;
+  }
+
+  private static List<String> errorsOf(Map<String, String> props, String key) {
+    Config result = new DeltaSinkConnector().validate(props);
+    return result.configValues().stream().filter(v -> v.name().equals(key)).findFirst()
+        .map(ConfigValue::errorMessages).orElseThrow();
+  }
+
+  @Test
+  void defaultsFollowTheDesign() {
+    DeltaSinkConfig c = new DeltaSinkConfig(props());
+    assertEquals(60_000L, c.flushIntervalMs());
+    assertEquals(134_217_728L, c.fileMaxBytes());
+    assertEquals(CompressionCodecName.SNAPPY, c.compressionCodec());
+    assertEquals("dynamodb", c.logStore());
+    assertEquals("delta_log", c.dynamoDbTable());
+    assertEquals("orders-sink", c.txnAppIdPrefix());
+    assertEquals(SchemaEvolution.Mode.ADD_COLUMNS, c.schemaEvolution());
+    assertEquals(DeltaSinkConfig.NullValueBehavior.IGNORE, c.nullValueBehavior());
+    assertTrue(c.autoCreate());
+    assertEquals(List.of(), c.partitionColumns());
+  }
+
+  @Test
+  void localTablesDefaultToTheFilesystemLogStore() {
+    assertEquals("filesystem", new DeltaSinkConfig(props("delta.table.path", "file:///tmp/t")).logStore());
+  }
+
+  @Test
+  void pathWithoutSchemeIsRejectedWithAHint() {
+    List<String> errors = errorsOf(props("delta.table.path", "/tmp/orders"), "delta.table.path");
+    assertEquals(1, errors.size());
+    assertTrue(errors.get(0).contains("no scheme"), errors.get(0));
+    assertTrue(errors.get(0).contains("file:///"), errors.get(0));
+  }
+
+  @Test
+  void s3SchemeIsRejectedInFavourOfS3a() {
+    List<String> errors = errorsOf(props("delta.table.path", "s3://bucket/t"), "delta.table.path");
+    assertTrue(errors.get(0).contains("s3a://"), errors.get(0));
+  }
+
+  @Test
+  void unknownCodecListsTheValidOnes() {
+    List<String> errors = errorsOf(props("parquet.compression.codec", "brotli"), "parquet.compression.codec");
+    assertTrue(errors.get(0).contains("snappy, zstd, gzip, lz4_raw, uncompressed"), errors.get(0));
+  }
+
+  @Test
+  void codecsMapToParquet() {
+    assertEquals(CompressionCodecName.ZSTD, new DeltaSinkConfig(props("parquet.compression.codec", "ZSTD")).compressionCodec());
+    assertEquals(CompressionCodecName.LZ4_RAW, new DeltaSinkConfig(props("parquet.compression.codec", "lz4_raw")).compressionCodec());
+    assertEquals(CompressionCodecName.UNCOMPRESSED,
+        new DeltaSinkConfig(props("parquet.compression.codec", "uncompressed")).compressionCodec());
+  }
+
+  @Test
+  void duplicateOrNestedPartitionColumnsAreRejected() {
+    assertTrue(errorsOf(props("delta.table.partition.columns", "region,Region"), "delta.table.partition.columns")
+        .get(0).contains("twice"));
+    assertTrue(errorsOf(props("delta.table.partition.columns", "customer.tier"), "delta.table.partition.columns")
+        .get(0).contains("top-level"));
+  }
+
+  @Test
+  void dynamoDbLogStoreNeedsAnS3aTable() {
+    Map<String, String> p = props("delta.table.path", "file:///tmp/t", "delta.log.store", "dynamodb");
+    assertTrue(errorsOf(p, "delta.log.store").get(0).contains("filesystem"));
+    ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+    assertTrue(e.getMessage().contains("s3a://"), e.getMessage());
+  }
+
+  @Test
+  void nullBehaviorAndEvolutionModesAreValidated() {
+    assertTrue(errorsOf(props("behavior.on.null.values", "delete"), "behavior.on.null.values").get(0)
+        .contains("ignore, fail"));
+    assertTrue(errorsOf(props("delta.schema.evolution", "merge"), "delta.schema.evolution").get(0)
+        .contains("none, add-columns"));
+  }
+
+  @Test
+  void tablePathExpandsTheTopic() {
+    DeltaSinkConfig c = new DeltaSinkConfig(props("delta.table.path", "s3a://b/w/${topic}"));
+    assertEquals("s3a://b/w/payments", c.tablePath("payments"));
+  }
+
+  @Test
+  void hadoopSettingsCarryS3aAndPassThroughKeys() {
+    DeltaSinkConfig c = new DeltaSinkConfig(props("s3.endpoint", "http://127.0.0.1:9000", "s3.region", "eu-west-1",
+        "s3.path.style.access", "true", "aws.access.key.id", "AK", "aws.secret.access.key", "SK",
+        "hadoop.fs.s3a.connection.maximum", "77"));
+    Configuration conf = HadoopConfigurationFactory.create(c);
+    assertEquals("http://127.0.0.1:9000", conf.get("fs.s3a.endpoint"));
+    assertEquals("eu-west-1", conf.get("fs.s3a.endpoint.region"));
+    assertEquals("true", conf.get("fs.s3a.path.style.access"));
+    assertEquals("AK", conf.get("fs.s3a.access.key"));
+    assertEquals("SK", conf.get("fs.s3a.secret.key"));
+    assertEquals("77", conf.get("fs.s3a.connection.maximum"));
+    assertEquals("io.kcdelta.logstore.DynamoDbLogStore", conf.get("delta.logStore.s3a.impl"));
+  }
+
+  @Test
+  void secretIsNotPrintedWithTheConfig() {
+    DeltaSinkConfig c = new DeltaSinkConfig(props("aws.access.key.id", "AK", "aws.secret.access.key", "TOPSECRET"));
+    assertTrue(!c.toString().contains("TOPSECRET"));
+    assertNull(new DeltaSinkConfig(props()).awsSecretAccessKey());
+  }
+}

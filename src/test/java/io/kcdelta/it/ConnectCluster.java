@@ -1,0 +1,44 @@
+package io.kcdelta.it;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+
+/** An embedded Kafka (KRaft) + Connect cluster tuned for fast test start-up (see LAB.md). */
+public final class ConnectCluster {
+  private ConnectCluster() {
+  }
+
+  public static EmbeddedConnectCluster start(String name, int workers) {
+    Map<String, String> workerProps = new HashMap<>();
+    workerProps.put("plugin.discovery", "service_load");
+    workerProps.put("offset.flush.interval.ms", "2000");
+    workerProps.put("scheduled.rebalance.max.delay.ms", "5000");
+    workerProps.put("offset.storage.partitions", "1");
+    workerProps.put("status.storage.partitions", "1");
+    Properties brokerProps = new Properties();
+    brokerProps.put("offsets.topic.num.partitions", "1");
+    brokerProps.put("group.initial.rebalance.delay.ms", "0");
+    brokerProps.put("auto.create.topics.enable", "false");
+    EmbeddedConnectCluster connect = (EmbeddedConnectCluster) new EmbeddedConnectCluster.Builder()
+        .name(name)
+        .numWorkers(workers)
+        .numBrokers(1)
+        .workerProps(workerProps)
+        .brokerProps(brokerProps)
+        .build();
+    connect.start();
+    return connect;
+  }
+
+  public static KafkaProducer<byte[], byte[]> producer(EmbeddedConnectCluster connect) {
+    Map<String, Object> props = new HashMap<>();
+    props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    props.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    return connect.kafka().createProducer(props);
+  }
+}
