@@ -1,53 +1,139 @@
 package io.kcdelta.parquet;
 
+import io.kcdelta.schema.DeltaSchemas;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.schema.MessageType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes Connect Structs of one schema into one Parquet file and collects Delta stats on the way.
- * STUB: the real implementation is being written in the parquet package.
+ * Not thread-safe: one writer belongs to one task thread.
  */
 public final class ParquetFileWriter implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(ParquetFileWriter.class);
+
+  private final Configuration conf;
+  private final Path file;
+  private final MessageType parquetSchema;
+  private final StructStats stats = new StructStats();
+  private final ParquetWriter<Struct> writer;
+  private long numRecords;
+  private boolean closed;
+  private boolean finished;
 
   /**
    * @param excludedFields top-level fields left out of the file (Delta partition columns live in the path)
    */
   public ParquetFileWriter(Configuration conf, Path file, Schema valueSchema, Set<String> excludedFields,
       CompressionCodecName codec) throws IOException {
-    throw new UnsupportedOperationException("stub");
+    Set<String> excluded = excludedFields == null ? Set.of() : excludedFields;
+    this.conf = conf;
+    this.file = file;
+    this.parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
+    StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
+    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), new StructWriteSupport(parquetSchema, root))
+        .withConf(conf)
+        .withCompressionCodec(codec)
+        .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
+        .build();
   }
 
+  /**
+   * @throws org.apache.kafka.connect.errors.DataException if the record does not fit the schema; the file
+   *     is unchanged then and writing may go on
+   */
   public void write(Struct value) throws IOException {
-    throw new UnsupportedOperationException("stub");
+    if (closed) {
+      throw new IllegalStateException("Parquet file " + file + " is already closed");
+    }
+    writer.write(value);
+    numRecords++;
   }
 
   /** Bytes written plus buffered so far: what the file will be about once finished. */
   public long dataSize() {
-    throw new UnsupportedOperationException("stub");
+    return writer.getDataSize();
   }
 
   public long numRecords() {
-    throw new UnsupportedOperationException("stub");
+    return numRecords;
+  }
+
+  /** The schema of the file's columns (without the excluded fields). */
+  public MessageType parquetSchema() {
+    return parquetSchema;
   }
 
   /** Closes (uploads) the file and describes it. */
   public DataFile finish() throws IOException {
-    throw new UnsupportedOperationException("stub");
+    if (closed) {
+      throw new IllegalStateException("Parquet file " + file + " is already closed");
+    }
+    closed = true;
+    writer.close();
+    finished = true;
+    FileSystem fs = file.getFileSystem(conf);
+    long length = fs.getFileStatus(file).getLen();
+    return new DataFile(file, length, numRecords, stats.toJson(numRecords));
   }
 
-  /** Closes without finishing and deletes the file, best effort. */
+  /** Closes without finishing and deletes the file, best effort; after {@link #finish} it deletes the file. */
   public void abort() {
-    throw new UnsupportedOperationException("stub");
+    if (!closed) {
+      closed = true;
+      try {
+        // ParquetWriter cannot drop its stream unclosed; on S3 this uploads what the delete removes next.
+        writer.close();
+      } catch (Exception | LinkageError e) {
+        log.debug("Closing aborted Parquet file {} failed", file, e);
+      }
+    }
+    try {
+      FileSystem fs = file.getFileSystem(conf);
+      fs.delete(file, false);
+    } catch (Exception | LinkageError e) {
+      log.warn("Could not delete aborted Parquet file {}; it is never referenced by the table (VACUUM removes it)",
+          file, e);
+    }
   }
 
+  /** Aborts an unfinished file; a no-op after {@link #finish}, so try-with-resources keeps finished files. */
   @Override
   public void close() {
-    abort();
+    if (!finished) {
+      abort();
+    }
+  }
+
+  private static final class Builder extends ParquetWriter.Builder<Struct, Builder> {
+    private final WriteSupport<Struct> writeSupport;
+
+    Builder(OutputFile file, WriteSupport<Struct> writeSupport) {
+      super(file);
+      this.writeSupport = writeSupport;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    @Override
+    protected WriteSupport<Struct> getWriteSupport(Configuration conf) {
+      return writeSupport;
+    }
   }
 }

@@ -1,21 +1,102 @@
 package io.kcdelta.schema;
 
+import io.delta.standalone.types.ArrayType;
+import io.delta.standalone.types.BinaryType;
+import io.delta.standalone.types.BooleanType;
+import io.delta.standalone.types.ByteType;
+import io.delta.standalone.types.DataType;
+import io.delta.standalone.types.DateType;
+import io.delta.standalone.types.DecimalType;
+import io.delta.standalone.types.DoubleType;
+import io.delta.standalone.types.FloatType;
+import io.delta.standalone.types.IntegerType;
+import io.delta.standalone.types.LongType;
+import io.delta.standalone.types.MapType;
+import io.delta.standalone.types.ShortType;
+import io.delta.standalone.types.StringType;
+import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.parquet.schema.MessageType;
 
-/** STUB: Connect schema to Delta and Parquet schemas (DESIGN's type mapping). */
+/** Connect schema to Delta and Parquet schemas (DESIGN's type mapping). */
 public final class DeltaSchemas {
   private DeltaSchemas() {
   }
 
   /** @throws SchemaMappingException if the schema is not a STRUCT or holds a type with no mapping */
   public static StructType toDelta(Schema valueSchema) {
-    throw new UnsupportedOperationException("stub");
+    requireStruct(valueSchema);
+    return struct("", valueSchema);
   }
 
   /** The Parquet schema of a data file, without the excluded top-level fields. */
-  public static MessageType toParquet(Schema valueSchema, java.util.Set<String> excludedFields) {
-    throw new UnsupportedOperationException("stub");
+  public static MessageType toParquet(Schema valueSchema, Set<String> excludedFields) {
+    requireStruct(valueSchema);
+    return ParquetSchemas.message(valueSchema, excludedFields == null ? Set.of() : excludedFields);
+  }
+
+  static void requireStruct(Schema valueSchema) {
+    if (valueSchema == null) {
+      throw new SchemaMappingException("Record value has no schema; the Delta sink needs a STRUCT value "
+          + "schema (use a converter with schemas, e.g. Avro, Protobuf, JSON Schema, or JsonConverter "
+          + "with schemas.enable=true)");
+    }
+    if (valueSchema.type() != Schema.Type.STRUCT) {
+      throw new SchemaMappingException("Record value schema is " + valueSchema.type()
+          + (valueSchema.name() == null ? "" : " (" + valueSchema.name() + ")")
+          + ", but the Delta sink needs a STRUCT: one field per table column");
+    }
+  }
+
+  private static StructType struct(String path, Schema schema) {
+    List<Field> fields = schema.fields();
+    StructField[] out = new StructField[fields.size()];
+    for (int i = 0; i < out.length; i++) {
+      Field f = fields.get(i);
+      String column = path.isEmpty() ? f.name() : path + "." + f.name();
+      out[i] = new StructField(f.name(), type(column, f.schema()), f.schema().isOptional());
+    }
+    return new StructType(out);
+  }
+
+  private static DataType type(String column, Schema schema) {
+    switch (ConnectTypes.of(schema)) {
+      case INT8: return new ByteType();
+      case INT16: return new ShortType();
+      case INT32:
+      case TIME:
+        return new IntegerType();
+      case INT64: return new LongType();
+      case FLOAT32: return new FloatType();
+      case FLOAT64: return new DoubleType();
+      case BOOLEAN: return new BooleanType();
+      case STRING: return new StringType();
+      case BYTES: return new BinaryType();
+      case DECIMAL: {
+        int[] ps = ConnectTypes.checkedDecimal(column, schema);
+        return new DecimalType(ps[0], ps[1]);
+      }
+      case DATE: return new DateType();
+      case TIMESTAMP: return new io.delta.standalone.types.TimestampType();
+      case STRUCT:
+        if (schema.fields().isEmpty()) {
+          throw new SchemaMappingException("Column '" + column + "' is a STRUCT without fields; "
+              + "Parquet cannot store an empty group: drop the field upstream");
+        }
+        return struct(column, schema);
+      case ARRAY:
+        return new ArrayType(type(column + ".element", schema.valueSchema()),
+            schema.valueSchema().isOptional());
+      case MAP:
+        return new MapType(type(column + ".key", schema.keySchema()),
+            type(column + ".value", schema.valueSchema()), schema.valueSchema().isOptional());
+      default:
+        throw new SchemaMappingException("Column '" + column + "': Connect type " + schema.type()
+            + " has no Delta mapping");
+    }
   }
 }

@@ -1,0 +1,44 @@
+package io.kcdelta.parquet;
+
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.MessageType;
+
+/** Parquet's hook into our writer tree: one Connect Struct per Parquet record, stats on the side. */
+final class StructWriteSupport extends WriteSupport<Struct> {
+  private final MessageType schema;
+  private final StructWriter root;
+  private RecordConsumer out;
+
+  StructWriteSupport(MessageType schema, StructWriter root) {
+    this.schema = schema;
+    this.root = root;
+  }
+
+  @Override
+  public String getName() {
+    return "kafka-connect-delta";
+  }
+
+  @Override
+  public WriteContext init(Configuration configuration) {
+    return new WriteContext(schema, Map.of());
+  }
+
+  @Override
+  public void prepareForWrite(RecordConsumer recordConsumer) {
+    this.out = recordConsumer;
+  }
+
+  @Override
+  public void write(Struct record) {
+    // Before the first byte: a rejected record must leave the file as it was.
+    root.check(record);
+    out.startMessage();
+    root.writeFields(out, record);
+    out.endMessage();
+  }
+}
