@@ -133,8 +133,9 @@ final class DeltaCommitter {
   private static Operation operation(Batch batch) {
     Map<String, String> params = new HashMap<>();
     params.put("mode", JsonStrings.quote("Append"));
-    params.put("partitionBy", batch.partitionColumns().stream().map(JsonStrings::quote)
-        .collect(Collectors.joining(",", "[", "]")));
+    // Values are written verbatim and read back as strings: a JSON string holding the JSON array.
+    params.put("partitionBy", JsonStrings.quote(batch.partitionColumns().stream().map(JsonStrings::quote)
+        .collect(Collectors.joining(",", "[", "]"))));
     return new Operation(Operation.Name.WRITE, params);
   }
 

@@ -99,9 +99,9 @@ public final class DeltaSinkWriter {
         progress.put(tp, p);
         tableOf.put(tp, table);
         if (version >= 0) {
+          // Connect seeks right after open() returns, before it fetches: no record of the old
+          // position reaches put().
           context.offset(tp, version + 1);
-          // Records of the poll that assigned the partition come from the group's position.
-          p.rewindPending = true;
         }
       }
       LOG.info("Opened {} partition(s) of table {}; resuming from the Delta log at {}", e.getValue().size(),

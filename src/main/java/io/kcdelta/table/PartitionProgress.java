@@ -9,8 +9,8 @@ final class PartitionProgress {
   /** Highest offset buffered, skipped or committed; anything at or below is a redelivery. */
   long lastSeen;
   /**
-   * A seek back to committed + 1 was requested during this poll cycle: records of this poll that still
-   * arrive come from the old position and must not be buffered (the seek re-delivers them in order).
+   * put() dropped this partition's batch and asked Connect to seek back to committed + 1; Connect does
+   * so before its next fetch, so the rest of the records of the current put() must not be buffered.
    */
   boolean rewindPending;
 
