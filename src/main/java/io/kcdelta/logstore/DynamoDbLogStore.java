@@ -1,0 +1,247 @@
+package io.kcdelta.logstore;
+
+import io.delta.storage.HadoopFileSystemLogStore;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/**
+ * Delta {@code LogStore} for S3 that makes "create N.json only if absent" safe across many writers
+ * by claiming each version with a conditional PutItem in DynamoDB first. Wire-compatible with Delta's
+ * {@code S3DynamoDBLogStore} (same table layout and algorithm, see {@link LogEntry}), so Spark jobs
+ * using Delta's store and this one can commit to the same table.
+ *
+ * <h2>Enabling it</h2>
+ * Delta Standalone 3.3.2 picks the LogStore of a path's scheme from the Hadoop key
+ * {@code delta.logStore.<scheme>.impl} (also accepted with a {@code spark.} prefix), so for
+ * {@code s3a://} tables set {@value DynamoDbLogStoreKeys#LOG_STORE_S3A_IMPL} (and for {@code s3://}
+ * {@value DynamoDbLogStoreKeys#LOG_STORE_S3_IMPL}) to {@code io.kcdelta.logstore.DynamoDbLogStore}.
+ * The remaining keys are in {@link DynamoDbLogStoreKeys}.
+ *
+ * <h2>Writing version N (overwrite=false)</h2>
+ * <ol start="0">
+ * <li>{@code N.json} exists → {@link FileAlreadyExistsException}.</li>
+ * <li>N &gt; 0: an incomplete entry for N-1 is recovered first; if N-1 has neither an entry nor a file,
+ *     the log has a hole → {@link FileSystemException}. N == 0: a complete entry for 0 without
+ *     {@code 0.json} means the table was deleted and recreated within the TTL → {@link FileSystemException}.</li>
+ * <li>Actions go to {@code _delta_log/.tmp/N.json.<uuid>}, then a PutItem {@code complete="false"}
+ *     conditional on the key being absent. Condition failed → {@link FileAlreadyExistsException}
+ *     (Delta Standalone rebases). Past this point the version is ours.</li>
+ * <li>Copy the temp file to {@code N.json}.</li>
+ * <li>PutItem {@code complete="true"} with {@code expireTime}.</li>
+ * </ol>
+ * Failures in 3–4 are logged, not thrown: the version is already won, and the next writer (step 1) or
+ * reader ({@link #listFrom}) finishes the job. Writes with overwrite=true ({@code _last_checkpoint})
+ * bypass DynamoDB. Within one JVM, writers and recoverers of the same file are serialized.
+ */
+public class DynamoDbLogStore extends HadoopFileSystemLogStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLogStore.class);
+    private static final Pattern DELTA_FILE = Pattern.compile("\\d{20}\\.json");
+    private static final String TEMP_DIR = ".tmp";
+    /** Static: Delta Standalone creates one store per DeltaLog, but the files they guard are shared. */
+    private static final PathLocks LOCKS = new PathLocks();
+
+    private final DynamoDbSettings settings;
+    private final DynamoDbRetrier retrier;
+    private final DynamoDbLogEntries entries;
+    private final CommitHook hook;
+
+    /** The constructor Delta Standalone calls reflectively. Connects lazily; never blocks here. */
+    public DynamoDbLogStore(Configuration hadoopConf) {
+        this(hadoopConf, CommitHook.NONE);
+    }
+
+    DynamoDbLogStore(Configuration hadoopConf, CommitHook hook) {
+        super(hadoopConf);
+        this.settings = DynamoDbSettings.from(hadoopConf);
+        this.retrier = new DynamoDbRetrier(settings);
+        this.entries = new DynamoDbLogEntries(DynamoDbClients.forSettings(settings), retrier, settings.tableName());
+        this.hook = hook;
+    }
+
+    @Override
+    public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration hadoopConf) throws IOException {
+        FileSystem fs = path.getFileSystem(hadoopConf);
+        Path file = stripUserInfo(fs.makeQualified(path));
+        if (overwrite || !DELTA_FILE.matcher(file.getName()).matches()) {
+            // _last_checkpoint: last writer wins by design, and an S3 PUT becomes visible whole.
+            writeFile(fs, file, actions, overwrite);
+            return;
+        }
+        ensureTable();
+        try (PathLocks.Held ignored = LOCKS.acquire(file.toString())) {
+            writeDeltaFile(fs, file, actions);
+        }
+    }
+
+    private void writeDeltaFile(FileSystem fs, Path file, Iterator<String> actions) throws IOException {
+        Path logDir = file.getParent();
+        String tablePath = tablePath(logDir);
+        String fileName = file.getName();
+        long version = Long.parseLong(fileName.substring(0, 20));
+
+        if (fs.exists(file)) {
+            throw new FileAlreadyExistsException(file.toString());
+        }
+        if (version > 0) {
+            ensurePreviousVersion(fs, logDir, tablePath, version);
+        } else {
+            Optional<LogEntry> stale = entries.get(tablePath, fileName);
+            if (stale.isPresent() && stale.get().complete()) {
+                throw new FileSystemException(file.toString(), null, "DynamoDB table '" + settings.tableName()
+                        + "' still holds a completed entry for version 0 of " + tablePath + " but " + fileName
+                        + " does not exist: the table was deleted and recreated. Delete the items with tablePath="
+                        + tablePath + " from DynamoDB before creating it again");
+            }
+        }
+
+        String tempPath = TEMP_DIR + "/" + fileName + "." + UUID.randomUUID();
+        Path temp = new Path(logDir, tempPath);
+        writeFile(fs, temp, actions, true);
+        hook.after(CommitHook.Step.TEMP_WRITTEN, file);
+
+        LogEntry claim = LogEntry.incomplete(tablePath, fileName, tempPath);
+        if (!entries.putIfAbsent(claim)) {
+            throw new FileAlreadyExistsException(file.toString(), null, "another writer committed this version first");
+        }
+        hook.after(CommitHook.Step.ENTRY_PUT, file);
+
+        try {
+            copyIfAbsent(fs, temp, file);
+            hook.after(CommitHook.Step.COPIED, file);
+            entries.put(claim.asComplete(expireTime()));
+        } catch (IOException | SdkException e) {
+            // The version is won; throwing would make Delta retry as if it were not, and commit the
+            // same actions twice once someone recovers this entry.
+            LOG.warn("Commit {} of {} is won but not finished ({}); the next reader or writer of the table "
+                    + "completes it", fileName, tablePath, e.toString());
+        }
+    }
+
+    private void ensurePreviousVersion(FileSystem fs, Path logDir, String tablePath, long version) throws IOException {
+        String previousName = deltaFileName(version - 1);
+        Optional<LogEntry> previous = entries.get(tablePath, previousName);
+        if (previous.isPresent()) {
+            if (!previous.get().complete()) {
+                recover(fs, logDir, previous.get());
+            }
+        } else if (!fs.exists(new Path(logDir, previousName))) {
+            throw new FileSystemException(new Path(logDir, deltaFileName(version)).toString(), null,
+                    "cannot commit version " + version + " of " + tablePath + ": version " + (version - 1)
+                            + " has neither a DynamoDB entry in table '" + settings.tableName() + "' nor a file "
+                            + previousName + " (the log would have a hole)");
+        }
+    }
+
+    /** Finishes a commit whose writer stopped after winning its version. Idempotent. */
+    private void recover(FileSystem fs, Path logDir, LogEntry entry) throws IOException {
+        Path file = new Path(logDir, entry.fileName());
+        try (PathLocks.Held ignored = LOCKS.acquire(file.toString())) {
+            if (!fs.exists(file)) {
+                Path temp = new Path(logDir, entry.tempPath());
+                if (!fs.exists(temp)) {
+                    throw new FileNotFoundException("cannot recover " + file + ": DynamoDB says it was won with "
+                            + entry.tempPath() + ", which no longer exists");
+                }
+                copyIfAbsent(fs, temp, file);
+            }
+            entries.put(entry.asComplete(expireTime()));
+            LOG.info("Recovered incomplete commit {} of {}", entry.fileName(), entry.tablePath());
+        }
+    }
+
+    @Override
+    public Iterator<FileStatus> listFrom(Path path, Configuration hadoopConf) throws IOException {
+        FileSystem fs = path.getFileSystem(hadoopConf);
+        Path resolved = stripUserInfo(fs.makeQualified(path));
+        Path logDir = resolved.getParent();
+        ensureTable();
+        // Only the latest entry can be incomplete: a writer of N+1 recovers N before claiming N+1.
+        Optional<LogEntry> latest = entries.latest(tablePath(logDir));
+        if (latest.isPresent() && !latest.get().complete()) {
+            recover(fs, logDir, latest.get());
+        }
+        return super.listFrom(path, hadoopConf);
+    }
+
+    @Override
+    public Boolean isPartialWriteVisible(Path path, Configuration hadoopConf) {
+        return false;
+    }
+
+    private void ensureTable() throws IOException {
+        if (settings.autoCreate()) {
+            DynamoDbTableCreator.ensureExists(DynamoDbClients.forSettings(settings), retrier, settings);
+        }
+    }
+
+    /**
+     * Copies with create-if-absent semantics. S3A's overwrite=false check is not atomic, but every
+     * copier of a version copies the same temp file named in its DynamoDB entry, so a lost race
+     * rewrites identical bytes.
+     */
+    private static void copyIfAbsent(FileSystem fs, Path from, Path to) throws IOException {
+        byte[] content;
+        try (InputStream in = fs.open(from)) {
+            content = in.readAllBytes();
+        }
+        try (FSDataOutputStream out = fs.create(to, false)) {
+            out.write(content);
+        } catch (org.apache.hadoop.fs.FileAlreadyExistsException | FileAlreadyExistsException e) {
+            LOG.debug("{} already exists; another writer or recoverer copied it", to);
+        }
+    }
+
+    private static void writeFile(FileSystem fs, Path file, Iterator<String> lines, boolean overwrite) throws IOException {
+        try (OutputStream out = fs.create(file, overwrite)) {
+            while (lines.hasNext()) {
+                out.write((lines.next() + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    private long expireTime() {
+        return System.currentTimeMillis() / 1000 + settings.ttlSeconds();
+    }
+
+    static String deltaFileName(long version) {
+        return String.format("%020d.json", version);
+    }
+
+    /** The DynamoDB hash key: the qualified table root without user info, e.g. {@code s3a://bucket/warehouse/t}. */
+    private static String tablePath(Path logDir) {
+        return logDir.getParent().toString();
+    }
+
+    static Path stripUserInfo(Path path) {
+        URI uri = path.toUri();
+        if (uri.getRawAuthority() == null || !uri.getRawAuthority().contains("@")) {
+            return path;
+        }
+        String authority = uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
+        try {
+            return new Path(new URI(uri.getScheme(), authority, uri.getPath(), uri.getQuery(), uri.getFragment()));
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("cannot strip user info from " + path, e);
+        }
+    }
+}
