@@ -1,5 +1,7 @@
 package io.kcdelta.config;
 
+import io.kcdelta.logstore.DynamoDbLogStore;
+import io.kcdelta.logstore.DynamoDbLogStoreKeys;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
@@ -8,9 +10,6 @@ import org.apache.hadoop.conf.Configuration;
  * S3A and the log store read. {@code hadoop.<key>} settings are applied last, so they win.
  */
 public final class HadoopConfigurationFactory {
-
-  /** Delta Standalone picks the LogStore implementation for a scheme from this key. */
-  static final String DELTA_LOG_STORE_S3A = "delta.logStore.s3a.impl";
 
   private HadoopConfigurationFactory() {
   }
@@ -47,7 +46,18 @@ public final class HadoopConfigurationFactory {
     if (!DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())) {
       return;
     }
-    conf.set(DELTA_LOG_STORE_S3A, "io.kcdelta.logstore.DynamoDbLogStore");
-    // TODO(merge): map dynamodb.* onto the log store's Hadoop keys.
+    conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+    conf.set(DynamoDbLogStoreKeys.TABLE_NAME, config.dynamoDbTable());
+    if (config.dynamoDbRegion() != null) {
+      conf.set(DynamoDbLogStoreKeys.REGION, config.dynamoDbRegion());
+    }
+    if (config.dynamoDbEndpoint() != null) {
+      conf.set(DynamoDbLogStoreKeys.ENDPOINT, config.dynamoDbEndpoint());
+    }
+    conf.setBoolean(DynamoDbLogStoreKeys.TABLE_AUTO_CREATE, config.dynamoDbAutoCreate());
+    if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
+      conf.set(DynamoDbLogStoreKeys.ACCESS_KEY, config.awsAccessKeyId());
+      conf.set(DynamoDbLogStoreKeys.SECRET_KEY, config.awsSecretAccessKey().value());
+    }
   }
 }
