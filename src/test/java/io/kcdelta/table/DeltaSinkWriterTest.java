@@ -1,0 +1,234 @@
+package io.kcdelta.table;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.actions.AddFile;
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.testutil.ParquetRows;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.parquet.example.data.Group;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The exactly-once protocol against a real local Delta table, with Connect played by a fake context. */
+class DeltaSinkWriterTest {
+  private static final Schema SCHEMA = SchemaBuilder.struct().name("Row")
+      .field("id", Schema.INT64_SCHEMA)
+      .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+      .build();
+  private static final TopicPartition TP = new TopicPartition("events", 0);
+  private static final long FLUSH_MS = 1_000;
+
+  @TempDir
+  Path dir;
+  private final AtomicLong clock = new AtomicLong(1_000_000);
+  private final Configuration conf = new Configuration();
+  private String table;
+
+  @BeforeEach
+  void setUp() {
+    table = dir.resolve("t").toUri().toString();
+  }
+
+  private DeltaSinkConfig config(String... kv) {
+    Map<String, String> p = new HashMap<>();
+    p.put("name", "sink");
+    p.put("delta.table.path", table);
+    p.put("flush.interval.ms", String.valueOf(FLUSH_MS));
+    for (int i = 0; i < kv.length; i += 2) {
+      p.put(kv[i], kv[i + 1]);
+    }
+    return new DeltaSinkConfig(p);
+  }
+
+  private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
+    return new DeltaSinkWriter(config(kv), ctx, conf, ctx.reporter, SinkMetrics.of(null), clock::get);
+  }
+
+  private static SinkRecord record(long offset) {
+    Struct value = new Struct(SCHEMA).put("id", offset).put("name", "row-" + offset);
+    return new SinkRecord(TP.topic(), TP.partition(), null, null, SCHEMA, value, offset);
+  }
+
+  private static List<SinkRecord> records(long from, long to) {
+    List<SinkRecord> out = new ArrayList<>();
+    for (long o = from; o < to; o++) {
+      out.add(record(o));
+    }
+    return out;
+  }
+
+  /** Puts the records, lets the flush interval pass, and triggers the commit with an empty put. */
+  private void putAndCommit(DeltaSinkWriter w, List<SinkRecord> records) {
+    w.put(records);
+    clock.addAndGet(FLUSH_MS);
+    w.put(List.of());
+  }
+
+  private Map<Long, Integer> idCounts() throws Exception {
+    Map<Long, Integer> counts = new HashMap<>();
+    org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
+    for (AddFile add : DeltaLog.forTable(conf, table).update().getAllFiles()) {
+      for (Group g : ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
+        counts.merge(g.getLong("id", 0), 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  private long txnVersion() {
+    return DeltaLog.forTable(conf, table).startTransaction().txnVersion("sink-events-0");
+  }
+
+  @Test
+  void commitsOnlyAfterTheFlushIntervalAndPreCommitReportsOnlyDurableOffsets() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    assertTrue(ctx.seeks.isEmpty(), "a new table has no offsets to resume from");
+
+    w.put(records(0, 10));
+    assertEquals(-1, txnVersion());
+    assertTrue(w.preCommit(Map.of(TP, new OffsetAndMetadata(10))).isEmpty(), "nothing is durable yet");
+
+    clock.addAndGet(FLUSH_MS);
+    w.put(List.of());
+    assertEquals(9, txnVersion());
+    assertEquals(Map.of(TP, new OffsetAndMetadata(10)), w.preCommit(Map.of(TP, new OffsetAndMetadata(10))));
+    assertEquals(10, idCounts().size());
+  }
+
+  @Test
+  void redeliveredRecordsAreDroppedAndARestartResumesFromTheLog() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 10));
+    putAndCommit(w, records(5, 15)); // 5..9 again: a redelivery
+    w.stop();
+
+    FakeSinkContext ctx2 = new FakeSinkContext();
+    DeltaSinkWriter restarted = writer(ctx2);
+    restarted.open(List.of(TP));
+    assertEquals(Map.of(TP, 15L), ctx2.seeks, "resume at txn version + 1");
+    putAndCommit(restarted, records(12, 20)); // records the consumer group may still replay
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(20, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+    assertEquals(19, txnVersion());
+  }
+
+  @Test
+  void aZombieThatLostItsPartitionCannotCommitIt() throws Exception {
+    FakeSinkContext zombieCtx = new FakeSinkContext();
+    DeltaSinkWriter zombie = writer(zombieCtx);
+    zombie.open(List.of(TP));
+    zombie.put(records(0, 10)); // buffered, not yet committed
+
+    // The partition moves to a new owner, which commits first.
+    FakeSinkContext ownerCtx = new FakeSinkContext();
+    DeltaSinkWriter owner = writer(ownerCtx);
+    owner.open(List.of(TP));
+    putAndCommit(owner, records(0, 12));
+    assertEquals(11, txnVersion());
+
+    clock.addAndGet(FLUSH_MS);
+    zombie.put(List.of()); // the zombie's flush is due: its commit must be refused
+    assertEquals(11, txnVersion(), "the zombie's commit was refused");
+    assertEquals(Map.of(TP, 12L), zombieCtx.seeks, "the zombie re-reads from what the table holds");
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(12, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+    assertTrue(zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10))).get(TP).offset() == 12);
+  }
+
+  @Test
+  void closeCommitsWhatIsBuffered() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    w.put(records(0, 7));
+    w.close(List.of(TP));
+    assertEquals(6, txnVersion());
+    assertEquals(7, idCounts().size());
+  }
+
+  @Test
+  void tombstonesAreSkippedButTheirOffsetsCommitted() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    List<SinkRecord> batch = new ArrayList<>(records(0, 3));
+    batch.add(new SinkRecord(TP.topic(), TP.partition(), null, null, null, null, 3));
+    putAndCommit(w, batch);
+    assertEquals(3, txnVersion());
+    assertEquals(3, idCounts().size());
+    assertTrue(ctx.errant.isEmpty());
+  }
+
+  @Test
+  void tombstonesFailWithoutAReporterWhenConfiguredSo() {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = new DeltaSinkWriter(config("behavior.on.null.values", "fail"), ctx, conf, null,
+        SinkMetrics.of(null), clock::get);
+    w.open(List.of(TP));
+    DataException e = assertThrows(DataException.class,
+        () -> w.put(List.of(new SinkRecord(TP.topic(), TP.partition(), null, null, null, null, 0))));
+    assertTrue(e.getMessage().contains("behavior.on.null.values"), e.getMessage());
+  }
+
+  @Test
+  void recordsWithoutSchemaOrWithAnIncompatibleSchemaGoToTheReporter() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "delta.schema.evolution", "none");
+    w.open(List.of(TP));
+    Schema wider = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
+        .field("name", Schema.OPTIONAL_STRING_SCHEMA).field("extra", Schema.OPTIONAL_INT32_SCHEMA).build();
+    Schema wrongType = SchemaBuilder.struct().name("Row").field("id", Schema.STRING_SCHEMA).build();
+    List<SinkRecord> batch = new ArrayList<>(records(0, 2));
+    batch.add(new SinkRecord(TP.topic(), 0, null, null, null, Map.of("id", 2L), 2));
+    batch.add(new SinkRecord(TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 3L), 3));
+    batch.add(new SinkRecord(TP.topic(), 0, null, null, wrongType, new Struct(wrongType).put("id", "x"), 4));
+    batch.add(record(5));
+    putAndCommit(w, batch);
+    assertEquals(List.of(2L, 3L, 4L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
+    assertTrue(ctx.errors.get(0).getMessage().contains("no Connect schema"), ctx.errors.get(0).getMessage());
+    assertTrue(ctx.errors.get(1).getMessage().contains("delta.schema.evolution"), ctx.errors.get(1).getMessage());
+    assertEquals(Map.of(0L, 1, 1L, 1, 5L, 1), idCounts());
+    assertEquals(5, txnVersion());
+  }
+
+  @Test
+  void newOptionalFieldsBecomeNullableColumns() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    Schema wider = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
+        .field("name", Schema.OPTIONAL_STRING_SCHEMA).field("extra", Schema.OPTIONAL_INT32_SCHEMA).build();
+    List<SinkRecord> batch = new ArrayList<>(records(0, 2));
+    batch.add(new SinkRecord(TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 2L).put("extra", 7), 2));
+    putAndCommit(w, batch);
+    var schema = DeltaLog.forTable(conf, table).update().getMetadata().getSchema();
+    assertEquals(List.of("id", "name", "extra"), List.of(schema.getFieldNames()));
+    assertTrue(schema.get("extra").isNullable());
+    assertEquals(3, idCounts().size());
+  }
+}
