@@ -2,6 +2,7 @@ package io.kcdelta.schema;
 
 import io.delta.standalone.types.ArrayType;
 import io.delta.standalone.types.DataType;
+import io.delta.standalone.types.DecimalType;
 import io.delta.standalone.types.MapType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
@@ -126,7 +127,7 @@ public final class SchemaEvolution {
     if (!table.equals(incoming)) {
       throw new SchemaMappingException("Column '" + column + "' is " + describe(table) + " in the table but "
           + describe(incoming) + " in the record schema; Delta cannot change a column's type on append: "
-          + "convert the field to " + table.getSimpleString() + " upstream (e.g. with a Cast SMT) "
+          + "convert the field to " + typeName(table) + " upstream (e.g. with a Cast SMT) "
           + "or write to a new table");
     }
     return table;
@@ -139,7 +140,31 @@ public final class SchemaEvolution {
   }
 
   private static String describe(DataType type) {
-    return "(" + type.getSimpleString() + ")";
+    return "(" + typeName(type) + ")";
+  }
+
+  /** Standalone's own type strings drop decimal precision and container contents; messages need them. */
+  static String typeName(DataType type) {
+    if (type instanceof DecimalType) {
+      DecimalType d = (DecimalType) type;
+      return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+    }
+    if (type instanceof ArrayType) {
+      return "array<" + typeName(((ArrayType) type).getElementType()) + ">";
+    }
+    if (type instanceof MapType) {
+      MapType m = (MapType) type;
+      return "map<" + typeName(m.getKeyType()) + "," + typeName(m.getValueType()) + ">";
+    }
+    if (type instanceof StructType) {
+      StringBuilder out = new StringBuilder("struct<");
+      StructField[] fields = ((StructType) type).getFields();
+      for (int i = 0; i < fields.length; i++) {
+        out.append(i == 0 ? "" : ",").append(fields[i].getName()).append(':').append(typeName(fields[i].getDataType()));
+      }
+      return out.append('>').toString();
+    }
+    return type.getSimpleString();
   }
 
   private static String qualify(String path, String name) {
