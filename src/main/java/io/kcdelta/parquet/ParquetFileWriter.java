@@ -29,6 +29,7 @@ public final class ParquetFileWriter implements Closeable {
   private final Path file;
   private final MessageType parquetSchema;
   private final StructStats stats = new StructStats();
+  private final StructWriteSupport writeSupport;
   private final ParquetWriter<Struct> writer;
   private long numRecords;
   private boolean closed;
@@ -44,7 +45,8 @@ public final class ParquetFileWriter implements Closeable {
     this.file = file;
     this.parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
     StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
-    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), new StructWriteSupport(parquetSchema, root))
+    this.writeSupport = new StructWriteSupport(parquetSchema, root);
+    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
         .withConf(conf)
         .withCompressionCodec(codec)
         .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
@@ -59,6 +61,7 @@ public final class ParquetFileWriter implements Closeable {
     if (closed) {
       throw new IllegalStateException("Parquet file " + file + " is already closed");
     }
+    writeSupport.check(value);
     writer.write(value);
     numRecords++;
   }

@@ -33,10 +33,17 @@ final class StructWriteSupport extends WriteSupport<Struct> {
     this.out = recordConsumer;
   }
 
+  /**
+   * Must run before {@code ParquetWriter.write}: Parquet marks its writer aborted on any exception from
+   * {@link #write} and then closes the file without a footer, so a rejected record would cost the file.
+   */
+  void check(Struct record) {
+    root.check(record);
+  }
+
+  /** Writes a record that passed {@link #check}. */
   @Override
   public void write(Struct record) {
-    // Before the first byte: a rejected record must leave the file as it was.
-    root.check(record);
     out.startMessage();
     root.writeFields(out, record);
     out.endMessage();
