@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -135,6 +136,13 @@ public final class ParquetFileWriter implements Closeable {
     }
 
     @Override
+    protected WriteSupport<Struct> getWriteSupport(ParquetConfiguration conf) {
+      return writeSupport;
+    }
+
+    /** Still abstract in parquet-hadoop 1.15, though build() calls the variant above. */
+    @Override
+    @SuppressWarnings("deprecation")
     protected WriteSupport<Struct> getWriteSupport(Configuration conf) {
       return writeSupport;
     }

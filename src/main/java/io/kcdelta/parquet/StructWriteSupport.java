@@ -3,6 +3,7 @@ package io.kcdelta.parquet;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
@@ -24,6 +25,13 @@ final class StructWriteSupport extends WriteSupport<Struct> {
   }
 
   @Override
+  public WriteContext init(ParquetConfiguration configuration) {
+    return new WriteContext(schema, Map.of());
+  }
+
+  /** Still abstract in parquet-hadoop 1.15, though Parquet itself calls the variant above. */
+  @Override
+  @SuppressWarnings("deprecation")
   public WriteContext init(Configuration configuration) {
     return new WriteContext(schema, Map.of());
   }
