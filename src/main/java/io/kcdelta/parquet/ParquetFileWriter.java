@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
@@ -35,6 +36,7 @@ public final class ParquetFileWriter implements Closeable {
   private long numRecords;
   private boolean closed;
   private boolean finished;
+  private long closedSize;
 
   /**
    * @param excludedFields top-level fields left out of the file (Delta partition columns live in the path)
@@ -62,6 +64,10 @@ public final class ParquetFileWriter implements Closeable {
     if (closed) {
       throw new IllegalStateException("Parquet file " + file + " is already closed");
     }
+    if (value == null) {
+      throw new DataException("A null record value (tombstone) has no row to write; "
+          + "behavior.on.null.values decides what happens to it before it gets here");
+    }
     writeSupport.check(value);
     writer.write(value);
     numRecords++;
@@ -69,7 +75,8 @@ public final class ParquetFileWriter implements Closeable {
 
   /** Bytes written plus buffered so far: what the file will be about once finished. */
   public long dataSize() {
-    return writer.getDataSize();
+    // Parquet's count is gone once its writer is closed; the file's length is the honest answer then.
+    return closed ? closedSize : writer.getDataSize();
   }
 
   public long numRecords() {
@@ -91,6 +98,7 @@ public final class ParquetFileWriter implements Closeable {
     finished = true;
     FileSystem fs = file.getFileSystem(conf);
     long length = fs.getFileStatus(file).getLen();
+    closedSize = length;
     return new DataFile(file, length, numRecords, stats.toJson(numRecords));
   }
 

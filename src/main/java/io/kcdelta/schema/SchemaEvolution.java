@@ -76,7 +76,7 @@ public final class SchemaEvolution {
       String clash = tableNamesLower.get(in.getName().toLowerCase(Locale.ROOT));
       if (clash != null) {
         throw new SchemaMappingException("Field '" + column + "' of the record schema differs only in case from "
-            + "the table column '" + qualify(path, clash) + "'; Delta column names are case-insensitive: "
+            + "the column '" + qualify(path, clash) + "'; Delta column names are case-insensitive: "
             + "rename the field to '" + clash + "' upstream");
       }
       if (mode == Mode.NONE) {
@@ -86,6 +86,8 @@ public final class SchemaEvolution {
       }
       changed = true;
       out.add(new StructField(in.getName(), in.getDataType(), true, in.getMetadata()));
+      // so that two new fields differing only in case clash with each other too
+      tableNamesLower.put(in.getName().toLowerCase(Locale.ROOT), in.getName());
     }
     return changed ? new StructType(out.toArray(new StructField[0])) : table;
   }

@@ -337,7 +337,9 @@ class ParquetFileWriterTest {
       }
       long after = w.dataSize();
       assertTrue(after > before + 10_000, before + " -> " + after);
+      assertThrows(DataException.class, () -> w.write(null));
       DataFile df = w.finish();
+      assertEquals(df.sizeBytes(), w.dataSize(), "after finish the size is the file's");
       assertEquals(10_000, df.numRecords());
       assertEquals(10_000, ParquetRows.read(conf, df.path()).size());
     }

@@ -169,4 +169,13 @@ class SchemaEvolutionTest {
         () -> SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS));
     assertTrue(e.getMessage().contains("'Name'") && e.getMessage().contains("'name'"), e.getMessage());
   }
+
+  @Test
+  void twoNewFieldsDifferingOnlyInCaseClash() {
+    StructType incoming = struct(f("id", new LongType(), false), f("zip", new StringType(), true),
+        f("ZIP", new StringType(), true));
+    SchemaMappingException e = assertThrows(SchemaMappingException.class,
+        () -> SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS));
+    assertTrue(e.getMessage().contains("'ZIP'") && e.getMessage().contains("'zip'"), e.getMessage());
+  }
 }
