@@ -91,8 +91,8 @@ public final class DeltaSchemas {
       case STRING: return new StringType();
       case BYTES: return new BinaryType();
       case DECIMAL: {
-        int[] ps = ConnectTypes.checkedDecimal(column, schema);
-        return new DecimalType(ps[0], ps[1]);
+        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
+        return new DecimalType(spec.precision(), spec.scale());
       }
       case DATE: return new DateType();
       case TIMESTAMP: return new io.delta.standalone.types.TimestampType();
