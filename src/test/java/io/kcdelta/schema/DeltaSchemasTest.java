@@ -248,4 +248,11 @@ class DeltaSchemasTest {
     SchemaMappingException e = assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
     assertTrue(e.getMessage().contains("'inner.id'") && e.getMessage().contains("'inner.ID'"), e.getMessage());
   }
+
+  @Test
+  void deltaSchemaSurvivesTheLogsJsonForm() {
+    StructType schema = DeltaSchemas.toDelta(allTypes());
+    assertEquals(schema, io.delta.standalone.types.DataType.fromJson(schema.toJson()));
+    assertTrue(schema.toJson().contains("\"decimal(10,2)\""), schema.toJson());
+  }
 }
