@@ -9,6 +9,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -29,10 +31,12 @@ public final class ParquetFileWriter implements Closeable {
   private final Path file;
   private final MessageType parquetSchema;
   private final StructStats stats = new StructStats();
+  private final StructWriteSupport writeSupport;
   private final ParquetWriter<Struct> writer;
   private long numRecords;
   private boolean closed;
   private boolean finished;
+  private long closedSize;
 
   /**
    * @param excludedFields top-level fields left out of the file (Delta partition columns live in the path)
@@ -44,7 +48,8 @@ public final class ParquetFileWriter implements Closeable {
     this.file = file;
     this.parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
     StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
-    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), new StructWriteSupport(parquetSchema, root))
+    this.writeSupport = new StructWriteSupport(parquetSchema, root);
+    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
         .withConf(conf)
         .withCompressionCodec(codec)
         .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
@@ -59,13 +64,19 @@ public final class ParquetFileWriter implements Closeable {
     if (closed) {
       throw new IllegalStateException("Parquet file " + file + " is already closed");
     }
+    if (value == null) {
+      throw new DataException("A null record value (tombstone) has no row to write; "
+          + "behavior.on.null.values decides what happens to it before it gets here");
+    }
+    writeSupport.check(value);
     writer.write(value);
     numRecords++;
   }
 
   /** Bytes written plus buffered so far: what the file will be about once finished. */
   public long dataSize() {
-    return writer.getDataSize();
+    // Parquet's count is gone once its writer is closed; the file's length is the honest answer then.
+    return closed ? closedSize : writer.getDataSize();
   }
 
   public long numRecords() {
@@ -87,6 +98,7 @@ public final class ParquetFileWriter implements Closeable {
     finished = true;
     FileSystem fs = file.getFileSystem(conf);
     long length = fs.getFileStatus(file).getLen();
+    closedSize = length;
     return new DataFile(file, length, numRecords, stats.toJson(numRecords));
   }
 
@@ -132,6 +144,13 @@ public final class ParquetFileWriter implements Closeable {
     }
 
     @Override
+    protected WriteSupport<Struct> getWriteSupport(ParquetConfiguration conf) {
+      return writeSupport;
+    }
+
+    /** Still abstract in parquet-hadoop 1.15, though build() calls the variant above. */
+    @Override
+    @SuppressWarnings("deprecation")
     protected WriteSupport<Struct> getWriteSupport(Configuration conf) {
       return writeSupport;
     }

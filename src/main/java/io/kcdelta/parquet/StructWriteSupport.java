@@ -3,6 +3,7 @@ package io.kcdelta.parquet;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
@@ -24,6 +25,13 @@ final class StructWriteSupport extends WriteSupport<Struct> {
   }
 
   @Override
+  public WriteContext init(ParquetConfiguration configuration) {
+    return new WriteContext(schema, Map.of());
+  }
+
+  /** Still abstract in parquet-hadoop 1.15, though Parquet itself calls the variant above. */
+  @Override
+  @SuppressWarnings("deprecation")
   public WriteContext init(Configuration configuration) {
     return new WriteContext(schema, Map.of());
   }
@@ -33,10 +41,17 @@ final class StructWriteSupport extends WriteSupport<Struct> {
     this.out = recordConsumer;
   }
 
+  /**
+   * Must run before {@code ParquetWriter.write}: Parquet marks its writer aborted on any exception from
+   * {@link #write} and then closes the file without a footer, so a rejected record would cost the file.
+   */
+  void check(Struct record) {
+    root.check(record);
+  }
+
+  /** Writes a record that passed {@link #check}. */
   @Override
   public void write(Struct record) {
-    // Before the first byte: a rejected record must leave the file as it was.
-    root.check(record);
     out.startMessage();
     root.writeFields(out, record);
     out.endMessage();

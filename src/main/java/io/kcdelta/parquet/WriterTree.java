@@ -132,11 +132,11 @@ final class WriterTree {
       case TIMESTAMP: return new PrimitiveWriters.TimestampWriter(column, (LongStats) stats);
       case TIME: return new PrimitiveWriters.TimeWriter(column, (LongStats) stats);
       case DECIMAL: {
-        int[] ps = ConnectTypes.checkedDecimal(column, schema);
+        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
         int fixedLength = type.asPrimitiveType().getPrimitiveTypeName()
             == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
             ? type.asPrimitiveType().getTypeLength() : 0;
-        return new DecimalWriter(column, ps[0], ps[1], fixedLength, (DecimalStats) stats);
+        return new DecimalWriter(column, spec.precision(), spec.scale(), fixedLength, (DecimalStats) stats);
       }
       default:
         throw new SchemaMappingException("Column '" + column + "': no writer for " + schema.type());

@@ -94,12 +94,12 @@ public enum ConnectTypes {
     }
   }
 
-  /**
-   * Precision and scale of a Decimal schema, checked against what Delta can store.
-   *
-   * @return {precision, scale}
-   */
-  public static int[] checkedDecimal(String column, Schema decimalSchema) {
+  /** Precision and scale of a Decimal column. */
+  public record DecimalSpec(int precision, int scale) {
+  }
+
+  /** Precision and scale of a Decimal schema, checked against what Delta can store. */
+  public static DecimalSpec checkedDecimal(String column, Schema decimalSchema) {
     int precision = decimalPrecision(decimalSchema);
     int scale = decimalScale(decimalSchema);
     if (precision < 1 || precision > MAX_DECIMAL_PRECISION) {
@@ -112,6 +112,6 @@ public enum ConnectTypes {
           + " must be between 0 and the precision " + precision
           + " (Delta has no negative scales); rescale the field upstream");
     }
-    return new int[] {precision, scale};
+    return new DecimalSpec(precision, scale);
   }
 }

@@ -54,6 +54,7 @@ public final class DeltaSchemas {
 
   private static StructType struct(String path, Schema schema) {
     List<Field> fields = schema.fields();
+    rejectCaseOnlyDuplicates(path, fields);
     StructField[] out = new StructField[fields.size()];
     for (int i = 0; i < out.length; i++) {
       Field f = fields.get(i);
@@ -61,6 +62,19 @@ public final class DeltaSchemas {
       out[i] = new StructField(f.name(), type(column, f.schema()), f.schema().isOptional());
     }
     return new StructType(out);
+  }
+
+  /** Delta resolves column names case-insensitively, so "id" and "ID" would be one column. */
+  private static void rejectCaseOnlyDuplicates(String path, List<Field> fields) {
+    java.util.Map<String, String> seen = new java.util.HashMap<>();
+    for (Field f : fields) {
+      String other = seen.put(f.name().toLowerCase(java.util.Locale.ROOT), f.name());
+      if (other != null) {
+        String prefix = path.isEmpty() ? "" : path + ".";
+        throw new SchemaMappingException("Fields '" + prefix + other + "' and '" + prefix + f.name()
+            + "' differ only in case; Delta column names are case-insensitive: rename one upstream");
+      }
+    }
   }
 
   private static DataType type(String column, Schema schema) {
@@ -77,8 +91,8 @@ public final class DeltaSchemas {
       case STRING: return new StringType();
       case BYTES: return new BinaryType();
       case DECIMAL: {
-        int[] ps = ConnectTypes.checkedDecimal(column, schema);
-        return new DecimalType(ps[0], ps[1]);
+        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
+        return new DecimalType(spec.precision(), spec.scale());
       }
       case DATE: return new DateType();
       case TIMESTAMP: return new io.delta.standalone.types.TimestampType();

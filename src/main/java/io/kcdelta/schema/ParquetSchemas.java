@@ -78,15 +78,15 @@ final class ParquetSchemas {
       case BYTES:
         return Types.primitive(BINARY, rep).named(name);
       case DECIMAL: {
-        int[] ps = ConnectTypes.checkedDecimal(column, schema);
-        LogicalTypeAnnotation decimal = LogicalTypeAnnotation.decimalType(ps[1], ps[0]);
-        if (ps[0] <= 9) {
+        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
+        LogicalTypeAnnotation decimal = LogicalTypeAnnotation.decimalType(spec.scale(), spec.precision());
+        if (spec.precision() <= 9) {
           return Types.primitive(INT32, rep).as(decimal).named(name);
         }
-        if (ps[0] <= 18) {
+        if (spec.precision() <= 18) {
           return Types.primitive(INT64, rep).as(decimal).named(name);
         }
-        return Types.primitive(FIXED_LEN_BYTE_ARRAY, rep).length(decimalBytes(ps[0])).as(decimal).named(name);
+        return Types.primitive(FIXED_LEN_BYTE_ARRAY, rep).length(decimalBytes(spec.precision())).as(decimal).named(name);
       }
       case DATE:
         return Types.primitive(INT32, rep).as(LogicalTypeAnnotation.dateType()).named(name);

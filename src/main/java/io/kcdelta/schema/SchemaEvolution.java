@@ -2,6 +2,7 @@ package io.kcdelta.schema;
 
 import io.delta.standalone.types.ArrayType;
 import io.delta.standalone.types.DataType;
+import io.delta.standalone.types.DecimalType;
 import io.delta.standalone.types.MapType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
@@ -75,7 +76,7 @@ public final class SchemaEvolution {
       String clash = tableNamesLower.get(in.getName().toLowerCase(Locale.ROOT));
       if (clash != null) {
         throw new SchemaMappingException("Field '" + column + "' of the record schema differs only in case from "
-            + "the table column '" + qualify(path, clash) + "'; Delta column names are case-insensitive: "
+            + "the column '" + qualify(path, clash) + "'; Delta column names are case-insensitive: "
             + "rename the field to '" + clash + "' upstream");
       }
       if (mode == Mode.NONE) {
@@ -85,6 +86,8 @@ public final class SchemaEvolution {
       }
       changed = true;
       out.add(new StructField(in.getName(), in.getDataType(), true, in.getMetadata()));
+      // so that two new fields differing only in case clash with each other too
+      tableNamesLower.put(in.getName().toLowerCase(Locale.ROOT), in.getName());
     }
     return changed ? new StructType(out.toArray(new StructField[0])) : table;
   }
@@ -126,7 +129,7 @@ public final class SchemaEvolution {
     if (!table.equals(incoming)) {
       throw new SchemaMappingException("Column '" + column + "' is " + describe(table) + " in the table but "
           + describe(incoming) + " in the record schema; Delta cannot change a column's type on append: "
-          + "convert the field to " + table.getSimpleString() + " upstream (e.g. with a Cast SMT) "
+          + "convert the field to " + typeName(table) + " upstream (e.g. with a Cast SMT) "
           + "or write to a new table");
     }
     return table;
@@ -139,7 +142,31 @@ public final class SchemaEvolution {
   }
 
   private static String describe(DataType type) {
-    return "(" + type.getSimpleString() + ")";
+    return "(" + typeName(type) + ")";
+  }
+
+  /** Standalone's own type strings drop decimal precision and container contents; messages need them. */
+  static String typeName(DataType type) {
+    if (type instanceof DecimalType) {
+      DecimalType d = (DecimalType) type;
+      return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
+    }
+    if (type instanceof ArrayType) {
+      return "array<" + typeName(((ArrayType) type).getElementType()) + ">";
+    }
+    if (type instanceof MapType) {
+      MapType m = (MapType) type;
+      return "map<" + typeName(m.getKeyType()) + "," + typeName(m.getValueType()) + ">";
+    }
+    if (type instanceof StructType) {
+      StringBuilder out = new StringBuilder("struct<");
+      StructField[] fields = ((StructType) type).getFields();
+      for (int i = 0; i < fields.length; i++) {
+        out.append(i == 0 ? "" : ",").append(fields[i].getName()).append(':').append(typeName(fields[i].getDataType()));
+      }
+      return out.append('>').toString();
+    }
+    return type.getSimpleString();
   }
 
   private static String qualify(String path, String name) {

@@ -240,4 +240,19 @@ class DeltaSchemasTest {
         + "  }\n"
         + "}\n"), DeltaSchemas.toParquet(s, Set.of()));
   }
+
+  @Test
+  void rejectsFieldsDifferingOnlyInCase() {
+    Schema s = SchemaBuilder.struct().field("inner", SchemaBuilder.struct()
+        .field("id", Schema.INT32_SCHEMA).field("ID", Schema.INT32_SCHEMA).build()).build();
+    SchemaMappingException e = assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
+    assertTrue(e.getMessage().contains("'inner.id'") && e.getMessage().contains("'inner.ID'"), e.getMessage());
+  }
+
+  @Test
+  void deltaSchemaSurvivesTheLogsJsonForm() {
+    StructType schema = DeltaSchemas.toDelta(allTypes());
+    assertEquals(schema, io.delta.standalone.types.DataType.fromJson(schema.toJson()));
+    assertTrue(schema.toJson().contains("\"decimal(10,2)\""), schema.toJson());
+  }
 }
