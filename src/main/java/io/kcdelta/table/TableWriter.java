@@ -6,6 +6,7 @@ import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.ParquetFileWriter;
+import io.kcdelta.parquet.RecordCheck;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
@@ -134,7 +135,7 @@ final class TableWriter {
       partitionFields.add(field);
     }
     batchSchema = evolved;
-    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns));
+    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns), RecordCheck.of(valueSchema));
   }
 
   /** Appends a row. A failure here leaves the open file unusable: the caller must {@link #abort()}. */
@@ -248,7 +249,7 @@ final class TableWriter {
   }
 
   /** How records of one Connect schema map onto this table. */
-  record RecordLayout(Schema valueSchema, List<Field> partitionFields, Set<String> excluded) {
+  record RecordLayout(Schema valueSchema, List<Field> partitionFields, Set<String> excluded, RecordCheck check) {
     List<String> partitionKey(Struct value) {
       if (partitionFields.isEmpty()) {
         return List.of();
