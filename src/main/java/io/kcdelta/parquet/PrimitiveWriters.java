@@ -1,6 +1,7 @@
 package io.kcdelta.parquet;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 
@@ -157,7 +158,9 @@ final class PrimitiveWriters {
     @Override
     public void write(RecordConsumer out, Object value) {
       String v = (String) value;
-      out.addBinary(Binary.fromString(v));
+      // Array-backed, not Binary.fromString's ByteBuffer-backed value: no ByteBuffer per value, and the
+      // dictionary's hashCode/equals and the column statistics compare arrays directly.
+      out.addBinary(Binary.fromConstantByteArray(v.getBytes(StandardCharsets.UTF_8)));
       if (stats != null) {
         stats.add(v);
       }
