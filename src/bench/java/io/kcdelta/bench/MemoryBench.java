@@ -95,7 +95,7 @@ public final class MemoryBench {
     return used;
   }
 
-  private static final class Context implements SinkTaskContext {
+  static final class Context implements SinkTaskContext {
     @Override
     public Map<String, String> configs() {
       return Map.of();
