@@ -191,7 +191,7 @@ public final class EndToEndBench {
       start(run, base(run, NoopSinkConnector.class.getName()));
       waitFor(() -> probe.records.get() >= n, run);
       long ms = probe.lastPutMs.get() - probe.firstPutMs.get();
-      long[] task = Resources.threadTotals("task-thread-" + run);
+      long[] task = res.threadTotals("task-thread-" + run);
       Result r = new Result(run, probe.records.get(), ms, 0, 0, 0, res.processCpuSeconds(), task[0] / 1e9, task[1],
           res.peakUsed, res.peakAfterGc, "");
       stop(run);
@@ -242,7 +242,7 @@ public final class EndToEndBench {
         }
         return true;
       }, run);
-      long[] task = Resources.threadTotals("task-thread-" + run);
+      long[] task = res.threadTotals("task-thread-" + run);
       double cpu = res.processCpuSeconds();
       Snapshot snap = log[0].update();
       long lastCommitMs = log[0].getCommitInfoAt(snap.getVersion()).getTimestamp().getTime();
@@ -319,7 +319,7 @@ public final class EndToEndBench {
           return false;
         }
       }, run);
-      long[] task = Resources.threadTotals("task-thread-" + run);
+      long[] task = res.threadTotals("task-thread-" + run);
       double cpu = res.processCpuSeconds();
       org.apache.iceberg.Snapshot last = t[0].currentSnapshot();
       int snapshots = 0;

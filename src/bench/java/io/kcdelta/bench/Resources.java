@@ -17,10 +17,16 @@ final class Resources implements AutoCloseable {
   volatile long peakUsed;
   volatile long peakAfterGc;
   private final long cpuStart = OS.getProcessCpuTime();
+  /** Connect runs tasks on pooled threads that earlier runs used too: count from here on only. */
+  private final java.util.Map<Long, long[]> threadStart = new java.util.HashMap<>();
 
   Resources() {
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();
+    }
+    for (ThreadInfo ti : THREADS.dumpAllThreads(false, false)) {
+      threadStart.put(ti.getThreadId(), new long[] {Math.max(0, THREADS.getThreadCpuTime(ti.getThreadId())),
+          Math.max(0, THREADS.getThreadAllocatedBytes(ti.getThreadId()))});
     }
     sampler = new Thread(this::sample, "bench-heap-sampler");
     sampler.setDaemon(true);
@@ -54,14 +60,15 @@ final class Resources implements AutoCloseable {
     return (OS.getProcessCpuTime() - cpuStart) / 1e9;
   }
 
-  /** [cpu ns, allocated bytes] summed over live threads whose name contains {@code part}. */
-  static long[] threadTotals(String part) {
+  /** [cpu ns, allocated bytes] since this object was made, over live threads whose name contains {@code part}. */
+  long[] threadTotals(String part) {
     long cpu = 0;
     long alloc = 0;
     for (ThreadInfo ti : THREADS.dumpAllThreads(false, false)) {
       if (ti.getThreadName().contains(part)) {
-        long c = THREADS.getThreadCpuTime(ti.getThreadId());
-        long a = THREADS.getThreadAllocatedBytes(ti.getThreadId());
+        long[] start = threadStart.getOrDefault(ti.getThreadId(), new long[2]);
+        long c = THREADS.getThreadCpuTime(ti.getThreadId()) - start[0];
+        long a = THREADS.getThreadAllocatedBytes(ti.getThreadId()) - start[1];
         cpu += Math.max(0, c);
         alloc += Math.max(0, a);
       }
