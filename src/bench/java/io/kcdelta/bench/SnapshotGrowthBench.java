@@ -110,6 +110,7 @@ public final class SnapshotGrowthBench {
       long coldMs = (System.nanoTime() - c0) / 1_000_000;
 
       long[] update = new long[rounds];
+      long[] read = new long[rounds];
       long[] commit = new long[rounds];
       for (int r = 0; r < rounds; r++) {
         DeltaLog log = tasks[r % 2];
@@ -119,6 +120,7 @@ public final class SnapshotGrowthBench {
         OptimisticTransaction txn = log.startTransaction();
         String app = "bench-task" + (r % 2) + "-topic-" + (r % 2);
         long v = txn.txnVersion(app);
+        long tr = System.nanoTime();
         long now = System.currentTimeMillis();
         txn.commit(List.of(
             AddFile.builder("part-" + UUID.randomUUID() + ".c000.snappy.parquet", Map.of(), 8_000_000, now, true)
@@ -127,15 +129,18 @@ public final class SnapshotGrowthBench {
             new Operation(Operation.Name.WRITE), "bench-commit");
         long t2 = System.nanoTime();
         update[r] = (t1 - t0) / 1_000;
+        read[r] = (tr - t1) / 1_000;
         commit[r] = (t2 - t0) / 1_000;
         files++;
       }
       long version = grower.update().getVersion();
       System.out.printf(Locale.ROOT, "[snapshot] %,7d files (version %d, grown in %.1f s so far): cold load %,d ms "
-          + "(%,d files); update() after the other writer's commit p50 %.1f / p99 %.1f / max %.1f ms; whole "
+          + "(%,d files); update() after the other writer's commit p50 %.1f / p99 %.1f / max %.1f ms; "
+          + "startTransaction + txnVersion p50 %.1f / max %.1f ms; whole "
           + "commit (update + txnVersion + commit, checkpoint every 10th) p50 %.1f / p99 %.1f / max %.1f ms "
           + "(%.1f commits/s from one writer)%n",
           target, version, growMs / 1e3, coldMs, coldFiles, pct(update, 50), pct(update, 99), max(update),
+          pct(read, 50), max(read),
           pct(commit, 50), pct(commit, 99), max(commit), 1e6 / mean(commit));
     }
   }
