@@ -52,6 +52,13 @@ final class TableWriter {
   private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
+  /**
+   * Open Parquet files hold their row group in memory until finished, so many open partitions can exhaust the
+   * heap within one flush interval (100 partitions overflowed 512 MB in the memory bench). When the open files
+   * together buffer more than this, the largest are finished early; they wait for the commit as finished files.
+   */
+  private final long bufferBudgetBytes;
+  private int writesSinceBufferCheck;
   private final List<PendingFile> finished = new ArrayList<>();
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
@@ -64,7 +71,14 @@ final class TableWriter {
     this.codec = config.compressionCodec();
     this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
     this.log = DeltaLog.forTable(conf, root);
+    this.bufferBudgetBytes = Math.max(MIN_BUFFER_BUDGET, Runtime.getRuntime().maxMemory() / HEAP_SHARE);
   }
+
+  /** A task may take 1/HEAP_SHARE of the heap for open files; a worker usually runs several tasks. */
+  private static final int HEAP_SHARE = 8;
+  private static final long MIN_BUFFER_BUDGET = 16L << 20;
+  /** Summing the open files' sizes walks every column: do it every so many rows, not every row. */
+  private static final int BUFFER_CHECK_EVERY = 1_000;
 
   String path() {
     return tablePath;
@@ -155,7 +169,35 @@ final class TableWriter {
     if (file.writer.dataSize() >= config.fileMaxBytes()) {
       finish(key, file);
     }
+    if (++writesSinceBufferCheck >= BUFFER_CHECK_EVERY) {
+      writesSinceBufferCheck = 0;
+      boundBufferedBytes();
+    }
     markProcessed(tp, offset, nowMs);
+  }
+
+  /** Finishes the largest open files while the open files together buffer more than the budget. */
+  private void boundBufferedBytes() throws IOException {
+    if (openFiles.size() < 2) {
+      return; // one file is bounded by file.max.bytes
+    }
+    long total = 0;
+    for (OpenFile f : openFiles.values()) {
+      total += f.writer.dataSize();
+    }
+    while (total > bufferBudgetBytes && !openFiles.isEmpty()) {
+      Map.Entry<List<String>, OpenFile> largest = null;
+      long largestSize = -1;
+      for (Map.Entry<List<String>, OpenFile> e : openFiles.entrySet()) {
+        long size = e.getValue().writer.dataSize();
+        if (size > largestSize) {
+          largest = e;
+          largestSize = size;
+        }
+      }
+      finish(largest.getKey(), largest.getValue());
+      total -= largestSize;
+    }
   }
 
   /** Records that {@code offset} is covered by this batch although it produced no row (tombstone, errant). */
