@@ -231,4 +231,26 @@ class DeltaSinkWriterTest {
     assertTrue(schema.get("extra").isNullable());
     assertEquals(3, idCounts().size());
   }
+
+  @Test
+  void postingAConfigWhosePartitionColumnsDoNotFitTheExistingTableFailsValidation() {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 3));
+
+    Map<String, String> props = new HashMap<>(Map.of("name", "sink", "connector.class", "x", "topics", "events",
+        "delta.table.path", table, "delta.table.partition.columns", "region"));
+    var values = new io.kcdelta.DeltaSinkConnector().validate(props).configValues();
+    List<String> errors = values.stream().filter(v -> v.name().equals("delta.table.partition.columns"))
+        .findFirst().orElseThrow().errorMessages();
+    assertEquals(1, errors.size(), errors.toString());
+    assertTrue(errors.get(0).contains("'region' is not a column of the existing table"), errors.get(0));
+    assertTrue(errors.get(0).contains("columns: id, name"), errors.get(0));
+
+    props.put("delta.table.partition.columns", "name");
+    errors = new io.kcdelta.DeltaSinkConnector().validate(props).configValues().stream()
+        .filter(v -> v.name().equals("delta.table.partition.columns")).findFirst().orElseThrow().errorMessages();
+    assertTrue(errors.get(0).contains("is partitioned by []"), errors.get(0));
+  }
 }
