@@ -138,6 +138,9 @@ public final class DeltaSinkWriter {
       metrics.recordSkipped();
       return;
     }
+    if (p.firstReceived < 0) {
+      p.firstReceived = offset;
+    }
     TableWriter table = tableOf.get(tp);
     if (write(record, table, tp, offset, now)) {
       p.lastSeen = offset;
@@ -295,14 +298,12 @@ public final class DeltaSinkWriter {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (Map.Entry<TopicPartition, TableWriter> e : tableOf.entrySet()) {
       if (e.getValue() == table) {
-        PartitionProgress p = progress.get(e.getKey());
-        p.rewoundTo(p.committed);
-        seeks.put(e.getKey(), p.committed + 1);
+        long target = progress.get(e.getKey()).rewind();
+        if (target >= 0) {
+          seeks.put(e.getKey(), target);
+        }
       }
     }
-    // Partitions with nothing durable yet go back to where Kafka's group offsets say (what preCommit
-    // never advanced past), so only the ones with a txn version are sought explicitly.
-    seeks.entrySet().removeIf(e -> e.getValue() <= 0);
     context.offset(seeks);
     if (cause != null) {
       LOG.warn("Dropped the buffered batch of {} ({}): re-reading from offsets {}", table.path(), why,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.testutil.ParquetRows;
 import java.net.URI;
 import java.nio.file.Path;
@@ -60,7 +61,9 @@ class DeltaSinkWriterTest {
   }
 
   private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
-    return new DeltaSinkWriter(config(kv), ctx, conf, ctx.reporter, SinkMetrics.of(null), clock::get);
+    DeltaSinkConfig config = config(kv);
+    return new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), ctx.reporter,
+        SinkMetrics.of(null), clock::get);
   }
 
   private static SinkRecord record(long offset) {
@@ -252,5 +255,25 @@ class DeltaSinkWriterTest {
     errors = new io.kcdelta.DeltaSinkConnector().validate(props).configValues().stream()
         .filter(v -> v.name().equals("delta.table.partition.columns")).findFirst().orElseThrow().errorMessages();
     assertTrue(errors.get(0).contains("is partitioned by []"), errors.get(0));
+  }
+
+  @Test
+  void aFailedUploadDropsTheBatchAndRereadsItEvenBeforeTheFirstCommit() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
+        "hadoop.fs.file.impl.disable.cache", "true");
+    w.open(List.of(TP));
+    try {
+      FailingLocalFileSystem.failParquet = true;
+      w.put(records(3, 8)); // the group's position was 3; nothing is in the table yet
+    } finally {
+      FailingLocalFileSystem.failParquet = false;
+    }
+    assertEquals(Map.of(TP, 3L), ctx.seeks, "re-read from the first record received");
+    assertTrue(w.preCommit(Map.of(TP, new OffsetAndMetadata(8))).isEmpty());
+
+    putAndCommit(w, records(3, 8)); // what the consumer delivers after the seek
+    assertEquals(Map.of(3L, 1, 4L, 1, 5L, 1, 6L, 1, 7L, 1), idCounts());
+    assertEquals(7, txnVersion());
   }
 }
