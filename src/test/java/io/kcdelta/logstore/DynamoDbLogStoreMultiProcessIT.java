@@ -62,7 +62,7 @@ class DynamoDbLogStoreMultiProcessIT {
             for (int p = 0; p < PROCESSES; p++) {
                 Process proc = processes.get(p);
                 Path log = dir.resolve("writer-" + p + ".log");
-                if (!proc.waitFor(4, TimeUnit.MINUTES)) {
+                if (!proc.waitFor(10, TimeUnit.MINUTES)) {
                     processes.forEach(Process::destroyForcibly);
                     throw new AssertionError("writer " + p + " did not finish in time");
                 }
