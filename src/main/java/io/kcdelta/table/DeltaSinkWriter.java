@@ -65,8 +65,6 @@ public final class DeltaSinkWriter {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
   private final Map<TopicPartition, TableWriter> tableOf = new HashMap<>();
   private final List<Future<Void>> pendingReports = new ArrayList<>();
-  /** Records that broke a file mid-row: reported once, skipped when the rewind re-delivers them. */
-  private final Set<Poison> poison = new HashSet<>();
   /** When the current run of failed commits or uploads started (-1: the last attempt worked). */
   private long failingSinceMs = -1;
   private boolean failed;
@@ -150,28 +148,24 @@ public final class DeltaSinkWriter {
   /** @return false when the table's batch was dropped and its partitions rewound instead */
   private boolean write(SinkRecord record, TableWriter table, TopicPartition tp, long offset, long now) {
     DataException problem = problemOf(record, table);
-    if (problem != null || (!poison.isEmpty() && poison.contains(new Poison(tp, offset)))) {
-      if (problem != null) {
-        reportErrant(record, problem);
+    if (problem == null) {
+      try {
+        table.write((Struct) record.value(), table.layoutFor(record.valueSchema()), tp, offset, now);
+        metrics.recordAccepted();
+        return true;
+      } catch (DataException e) {
+        // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
+        // value before writing any of it, so the open file stays intact.
+        problem = new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
+            + e.getMessage(), e);
+      } catch (IOException | RuntimeException e) {
+        rewindTable(table, "writing a data file failed", e);
+        return false;
       }
-      table.markProcessed(tp, offset, now);
-      return true;
     }
-    try {
-      table.write((Struct) record.value(), table.layoutFor(record.valueSchema()), tp, offset, now);
-      metrics.recordAccepted();
-      return true;
-    } catch (DataException e) {
-      // The value broke the open file mid-row, so the rows before it in that file are lost too. Report
-      // it once and remember it; everything else of the table is re-read.
-      reportErrant(record, e);
-      poison.add(new Poison(tp, offset));
-      rewindTable(table, "a record could not be encoded", null);
-      return false;
-    } catch (IOException | RuntimeException e) {
-      rewindTable(table, "writing a data file failed", e);
-      return false;
-    }
+    reportErrant(record, problem);
+    table.markProcessed(tp, offset, now);
+    return true;
   }
 
   /** Why the record cannot become a row of the table, or null when it can (nothing is written yet). */
@@ -183,14 +177,14 @@ public final class DeltaSinkWriter {
               + DeltaSinkConfig.NULL_VALUES + "=fail. Set it to 'ignore' to skip such records.")
           : IGNORED;
     }
-    if (!(value instanceof Struct struct) || record.valueSchema() == null) {
+    if (!(value instanceof Struct) || record.valueSchema() == null) {
       return new DataException("Record " + where(record) + " has no Connect schema (value type "
           + value.getClass().getSimpleName() + "). Use a converter that produces schemas: Avro, Protobuf, "
           + "JSON Schema, or JsonConverter with schemas.enable=true.");
     }
     try {
+      // Values are checked by the encoder, which validates each row whole before writing it.
       table.layoutFor(record.valueSchema());
-      struct.validate();
       return null;
     } catch (DataException e) {
       return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
@@ -384,9 +378,6 @@ public final class DeltaSinkWriter {
 
   /** Marks a tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
   private static final DataException IGNORED = new DataException("ignored null value");
-
-  private record Poison(TopicPartition tp, long offset) {
-  }
 
   private TableWriter tableFor(String topic) {
     return tables.computeIfAbsent(config.tablePath(topic), path -> new TableWriter(path, conf, config));

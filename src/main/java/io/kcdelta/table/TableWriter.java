@@ -137,7 +137,10 @@ final class TableWriter {
     return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns));
   }
 
-  /** Appends a row. A failure here leaves the open file unusable: the caller must {@link #abort()}. */
+  /**
+   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O failure
+   * leaves it unusable and the caller must {@link #abort()}.
+   */
   void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs) throws IOException {
     List<String> key = layout.partitionKey(value);
     OpenFile file = openFiles.get(key);

@@ -276,4 +276,24 @@ class DeltaSinkWriterTest {
     assertEquals(Map.of(3L, 1, 4L, 1, 5L, 1, 6L, 1, 7L, 1), idCounts());
     assertEquals(7, txnVersion());
   }
+
+  @Test
+  void aValueTheEncoderRejectsIsErrantAndTheRowsAroundItLand() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    Schema money = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
+        .field("amount", org.apache.kafka.connect.data.Decimal.builder(2).parameter("connect.decimal.precision", "5")
+            .build()).build();
+    List<SinkRecord> batch = new ArrayList<>();
+    for (long o = 0; o < 5; o++) {
+      java.math.BigDecimal amount = o == 2 ? new java.math.BigDecimal("123456.78") : new java.math.BigDecimal("1.25");
+      batch.add(new SinkRecord(TP.topic(), 0, null, null, money, new Struct(money).put("id", o).put("amount", amount), o));
+    }
+    putAndCommit(w, batch);
+    assertEquals(List.of(2L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
+    assertTrue(ctx.errors.get(0).getMessage().contains("amount"), ctx.errors.get(0).getMessage());
+    assertEquals(Map.of(0L, 1, 1L, 1, 3L, 1, 4L, 1), idCounts());
+    assertEquals(4, txnVersion());
+  }
 }
