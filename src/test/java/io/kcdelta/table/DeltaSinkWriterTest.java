@@ -296,4 +296,20 @@ class DeltaSinkWriterTest {
     assertEquals(Map.of(0L, 1, 1L, 1, 3L, 1, 4L, 1), idCounts());
     assertEquals(4, txnVersion());
   }
+
+  @Test
+  void aTableWithTableFeaturesFailsTheTaskWithAClearMessage() throws Exception {
+    java.nio.file.Path log = dir.resolve("t").resolve("_delta_log");
+    java.nio.file.Files.createDirectories(log);
+    java.nio.file.Files.writeString(log.resolve("00000000000000000000.json"), String.join("\n",
+        "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"
+            + "\"writerFeatures\":[\"deletionVectors\"]}}",
+        "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+            + "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+            + "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}") + "\n");
+    DeltaSinkWriter w = writer(new FakeSinkContext());
+    var e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class, () -> w.open(List.of(TP)));
+    assertTrue(e.getMessage().contains("protocol"), e.getMessage());
+    assertTrue(e.getMessage().contains("(1, 2)"), e.getMessage());
+  }
 }
