@@ -1,0 +1,2 @@
+package io.kcdelta.quickstart;
+class Placeholder {}
