@@ -1,2 +1,0 @@
-package io.kcdelta.quickstart;
-class Placeholder {}
