@@ -405,10 +405,10 @@ public final class QuickstartHelper {
     System.out.println();
     System.out.println("Delta table " + tableDir.toAbsolutePath());
     System.out.printf("    partition columns: %s%n", table.partitionColumns.isEmpty() ? "(none)" : table.partitionColumns);
-    System.out.printf("    %-8s %-24s %-14s %6s %8s %10s  %s%n", "version", "committed at (UTC)", "operation", "files",
+    System.out.printf("    %-8s %-24s %-18s %6s %8s %10s  %s%n", "version", "committed at (UTC)", "operation", "files",
         "rows", "bytes", "txn (appId=last offset)");
     for (Commit c : table.commits.values()) {
-      System.out.printf("    %-8d %-24s %-14s %6d %8d %10d  %s%n", c.version(),
+      System.out.printf("    %-8d %-24s %-18s %6d %8d %10d  %s%n", c.version(),
           c.timestamp() == 0 ? "?" : Instant.ofEpochMilli(c.timestamp()).toString(), c.operation(), c.adds(),
           c.rows(), c.bytes(), c.txn().isEmpty() ? "" : c.txn().toString());
     }
