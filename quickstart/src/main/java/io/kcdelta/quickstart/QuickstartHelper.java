@@ -333,6 +333,13 @@ public final class QuickstartHelper {
     long deadline = t0 + TimeUnit.SECONDS.toNanos(timeoutS);
     Table table = readTable(tableDir);
     long lastPrint = 0;
+    String lastError = null;
+    List<Path> workerLogs = new ArrayList<>();
+    for (String f : opts.getOrDefault("worker-logs", "").split(",")) {
+      if (!f.isBlank()) {
+        workerLogs.add(Path.of(f));
+      }
+    }
     while (table.rows < expect) {
       long now = System.nanoTime();
       if (connect != null && connector != null) {
@@ -346,6 +353,11 @@ public final class QuickstartHelper {
       if (now - lastPrint > TimeUnit.SECONDS.toNanos(3)) {
         System.out.printf("    [%3.0f s] Delta table: %d version(s), %d file(s), %d/%d rows committed%n",
             (now - t0) / 1e9, table.commits.size(), table.activeFiles.size(), table.rows, expect);
+        String error = lastWorkerError(workerLogs);
+        if (error != null && !error.equals(lastError)) {
+          System.out.println("              latest worker ERROR: " + error);
+          lastError = error;
+        }
         lastPrint = now;
       }
       if (now > deadline) {
@@ -364,6 +376,40 @@ public final class QuickstartHelper {
     Map<Integer, Long> endOffsets = endOffsets(bootstrap, topic);
     printTable(table, tableDir, endOffsets);
     return verify(table, topic, expect, endOffsets);
+  }
+
+  /** The newest "ERROR" log line of the workers with the exception message under it, shortened. */
+  static String lastWorkerError(List<Path> logs) {
+    String best = null;
+    String bestTime = "";
+    for (Path log : logs) {
+      try {
+        long size = Files.size(log);
+        byte[] tail;
+        try (var in = Files.newInputStream(log)) {
+          in.skipNBytes(Math.max(0, size - 65536));
+          tail = in.readAllBytes();
+        }
+        String[] lines = new String(tail, StandardCharsets.UTF_8).split("\n");
+        for (int i = lines.length - 1; i >= 0; i--) {
+          if (lines[i].contains("] ERROR ")) {
+            String time = lines[i].length() > 25 ? lines[i].substring(0, 25) : lines[i];
+            if (time.compareTo(bestTime) > 0) {
+              String msg = lines[i].replaceFirst("^\\[[^\\]]*\\] ERROR ", "");
+              if (i + 1 < lines.length && !lines[i + 1].startsWith("[")) {
+                msg = lines[i + 1].trim(); // the exception and its message say more than the log line
+              }
+              best = msg.length() > 300 ? msg.substring(0, 300) + "..." : msg;
+              bestTime = time;
+            }
+            break;
+          }
+        }
+      } catch (IOException e) {
+        // a log that is not there (yet) has nothing to say
+      }
+    }
+    return best;
   }
 
   private static String connectorFailure(HttpClient http, String connect, String connector) {
