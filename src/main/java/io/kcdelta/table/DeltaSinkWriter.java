@@ -241,6 +241,11 @@ public final class DeltaSinkWriter {
       rewindTable(table, e.getMessage(), e);
       return;
     } catch (RuntimeException e) {
+      if (!Transience.isTransient(e)) {
+        failed = true;
+        throw new ConnectException("Delta refused the commit to " + table.path() + ": " + e.getMessage() + " "
+            + ServiceHint.of(e), e);
+      }
       // The files are finished and stay valid: keep them for the next attempt.
       table.requeue(batch);
       throw retryOrFail("commit to " + table.path(), e);

@@ -312,4 +312,21 @@ class DeltaSinkWriterTest {
     assertTrue(e.getMessage().contains("protocol"), e.getMessage());
     assertTrue(e.getMessage().contains("(1, 2)"), e.getMessage());
   }
+
+  @Test
+  void requiredFieldsOfStructsInsideArraysAndMapsAreCommitted() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    Schema item = SchemaBuilder.struct().name("Item").field("sku", Schema.STRING_SCHEMA)
+        .field("qty", Schema.INT32_SCHEMA).build();
+    Schema order = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA)
+        .field("items", SchemaBuilder.array(item).build())
+        .field("byWarehouse", SchemaBuilder.map(Schema.STRING_SCHEMA, item).build()).build();
+    Struct it = new Struct(item).put("sku", "a").put("qty", 2);
+    putAndCommit(w, List.of(new SinkRecord(TP.topic(), 0, null, null, order,
+        new Struct(order).put("id", 0L).put("items", List.of(it)).put("byWarehouse", Map.of("w1", it)), 0)));
+    assertEquals(0, txnVersion(), "the commit went through");
+    assertEquals(Map.of(0L, 1), idCounts());
+  }
 }
