@@ -237,7 +237,7 @@ public final class DeltaSinkWriter {
     try {
       outcome = committer.commit(table, batch, expected);
     } catch (DeltaCommitter.TableChangedException e) {
-      table.deleteQuietly(batch.files());
+      table.deleteUncommitted(batch);
       rewindTable(table, e.getMessage(), e);
       return;
     } catch (RuntimeException e) {
@@ -262,7 +262,7 @@ public final class DeltaSinkWriter {
           new TreeMap<>(toStrings(batch.lastOffsets())));
     } else {
       Fenced f = (Fenced) outcome;
-      table.deleteQuietly(batch.files());
+      table.deleteUncommitted(batch);
       metrics.recordFenced();
       LOG.warn("Refused to commit {} to {}: other writers committed these partitions meanwhile (table holds {}, "
           + "this task expected {}). Dropping the batch and resuming from the table.", batch.rows() + " row(s)",

@@ -53,6 +53,8 @@ final class TableWriter {
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
+  /** {@link #finished} holds files of a commit attempt that failed ambiguously (see {@link Batch#retried}). */
+  private boolean holdsRetriedFiles;
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
@@ -200,8 +202,10 @@ final class TableWriter {
     for (Map.Entry<List<String>, OpenFile> e : new ArrayList<>(openFiles.entrySet())) {
       finish(e.getKey(), e.getValue());
     }
-    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), batchSchema, partitionColumns);
+    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), batchSchema, partitionColumns,
+        holdsRetriedFiles);
     finished.clear();
+    holdsRetriedFiles = false;
     lastOffsets.clear();
     oldestRecordMs = -1;
     return batch;
@@ -210,6 +214,7 @@ final class TableWriter {
   /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
   void requeue(Batch batch) {
     finished.addAll(0, batch.files());
+    holdsRetriedFiles = true;
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
     // Due at once: the next put retries the commit.
     oldestRecordMs = 0;
@@ -227,16 +232,28 @@ final class TableWriter {
       file.writer.abort();
     }
     openFiles.clear();
-    deleteQuietly(finished);
+    if (!holdsRetriedFiles) {
+      deleteQuietly(finished);
+    }
     finished.clear();
+    holdsRetriedFiles = false;
     lastOffsets.clear();
     oldestRecordMs = -1;
     batchSchema = tableSchema;
     layouts.clear();
   }
 
-  /** Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them). */
-  void deleteQuietly(List<PendingFile> files) {
+  /**
+   * Deletes the files of a batch that no commit references, best effort (orphans are harmless: VACUUM
+   * removes them). Files that were in an ambiguous commit attempt are kept: they may be in the log.
+   */
+  void deleteUncommitted(Batch batch) {
+    if (!batch.retried()) {
+      deleteQuietly(batch.files());
+    }
+  }
+
+  private void deleteQuietly(List<PendingFile> files) {
     for (PendingFile f : files) {
       try {
         f.file().path().getFileSystem(conf).delete(f.file().path(), false);
