@@ -147,7 +147,7 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
         awaitSomeCommitsOfEveryPartition(p);
         p.configure(Map.of("tasks.max", "3"), 3);
         awaitProgress(p);
-        p.configure(Map.of("tasks.max", "10"), PARTITIONS);
+        p.configure(Map.of("tasks.max", "10"), 10);
         awaitProgress(p);
         p.configure(Map.of("tasks.max", "5"), 5);
         awaitProgress(p);
