@@ -69,8 +69,11 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
         await("a task on the child worker " + childWorkerId, 60_000,
             () -> p.status().tasks().stream().anyMatch(t -> t.workerId().equals(childWorkerId)), p::describeTasks);
         long onChild = p.status().tasks().stream().filter(t -> t.workerId().equals(childWorkerId)).count();
-        try (Pipeline.Background bg = p.produceInBackground(100, 100)) {
-          awaitSomeCommitsOfEveryPartition(p);
+        try (Pipeline.Background bg = p.produceInBackground(50, 100)) {
+          // Mid-stream: the child's tasks have been consuming (buffering, uploading, committing) for a while.
+          long start = tableVersion(p);
+          await("commits while the child worker runs tasks", 60_000, () -> tableVersion(p) >= start + 5,
+              p::describeTasks);
           child.kill();
           log("killed the child worker (%d of %d tasks) with SIGKILL after %d records", onChild, TASKS,
               p.records.partitionOfId.size());
@@ -315,7 +318,7 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
     long idFrom = 10_000_000L;
     String foreignApp = "foreign-writer";
     try (Pipeline p = new Pipeline("foreign")) {
-      p.configure(Map.of("flush.interval.ms", "1000"), TASKS);
+      p.configure(Map.of(), TASKS);
       ChildJvm foreign;
       try (Pipeline.Background bg = p.produceInBackground(100, 100)) {
         awaitSomeCommitsOfEveryPartition(p);
