@@ -37,7 +37,8 @@ final class TableWriter {
   private final String tablePath;
   private final Path root;
   private final Configuration conf;
-  private final DeltaLog log;
+  /** Opened on first use, inside the caller's retries: opening reads the log, so S3 or DynamoDB may fail it. */
+  private DeltaLog log;
   private final DeltaSinkConfig config;
   private final CompressionCodecName codec;
   private final String codecSuffix;
@@ -62,7 +63,6 @@ final class TableWriter {
     this.config = config;
     this.codec = config.compressionCodec();
     this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
-    this.log = DeltaLog.forTable(conf, root);
   }
 
   String path() {
@@ -70,6 +70,9 @@ final class TableWriter {
   }
 
   DeltaLog log() {
+    if (log == null) {
+      log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
+    }
     return log;
   }
 
