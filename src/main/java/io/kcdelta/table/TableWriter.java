@@ -13,6 +13,7 @@ import io.kcdelta.schema.SchemaMappingException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +54,11 @@ final class TableWriter {
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
+  /**
+   * Files of a batch whose commit failed without a verdict: that commit may have landed (e.g. the
+   * log store won the version, then a later step failed), so they may be in the table. Never deleted.
+   */
+  private final Set<PendingFile> inDoubt = new HashSet<>();
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
@@ -206,6 +212,7 @@ final class TableWriter {
 
   /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
   void requeue(Batch batch) {
+    inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
     // Due at once: the next put retries the commit.
@@ -214,6 +221,7 @@ final class TableWriter {
 
   /** The batch is in the table: its schema and partitioning are the table's now. */
   void committed(Batch batch) {
+    batch.files().forEach(inDoubt::remove);
     tableSchema = batch.schema();
     partitionColumns = batch.partitionColumns();
   }
@@ -232,9 +240,15 @@ final class TableWriter {
     layouts.clear();
   }
 
-  /** Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them). */
+  /**
+   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them).
+   * Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not deleted.
+   */
   void deleteQuietly(List<PendingFile> files) {
     for (PendingFile f : files) {
+      if (inDoubt.remove(f)) {
+        continue;
+      }
       try {
         f.file().path().getFileSystem(conf).delete(f.file().path(), false);
       } catch (IOException | RuntimeException e) {
