@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  * a zombie task, a crash inside a commit, a foreign writer, poison records.
  */
 class S3DynamoDbFaultsIT extends AbstractFaultIT {
-  /** Minutes each on 2 cores: run with {@code -Pheavy-faults} (left out of the default build's budget). */
+  /** Over a minute each on 2 cores; {@code -Dsurefire.excludedGroups=heavy} leaves them out of a quick run. */
   static final String HEAVY = "heavy";
 
   // ------------------------------------------------------------------ 1. worker killed
