@@ -22,6 +22,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.parquet.example.data.Group;
 import org.junit.jupiter.api.BeforeEach;
@@ -230,5 +231,32 @@ class DeltaSinkWriterTest {
     assertEquals(List.of("id", "name", "extra"), List.of(schema.getFieldNames()));
     assertTrue(schema.get("extra").isNullable());
     assertEquals(3, idCounts().size());
+  }
+
+  @Test
+  void filesOfACommitThatLandedButReportedFailureAreNeverDeleted() throws Exception {
+    conf.set("delta.logStore.file.impl", LandThenFailLogStore.class.getName());
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 10));
+
+    LandThenFailLogStore.ARMED.set(true);
+    w.put(records(10, 20));
+    clock.addAndGet(FLUSH_MS);
+    assertThrows(RetriableException.class, () -> w.put(List.of()), "the commit reported a failure");
+    assertEquals(19, txnVersion(), "yet it landed");
+
+    // The retry carries more rows, so it no longer matches the table: refused, and the batch dropped.
+    // The files of the landed attempt are in the table and must survive that.
+    w.put(records(20, 30));
+    assertEquals(Map.of(TP, 20L), ctx.seeks, "re-read after what the table holds");
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(20, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+
+    putAndCommit(w, records(20, 30));
+    assertEquals(30, idCounts().size());
+    assertEquals(29, txnVersion());
   }
 }
