@@ -12,11 +12,9 @@ import org.apache.kafka.common.TopicPartition;
  * @param lastOffsets      per Kafka partition, the offset of the last record covered (the txn version)
  * @param schema           the table schema these files need (the table's own when nothing evolved)
  * @param partitionColumns the partition columns the files were laid out by
- * @param retried          some files were in an earlier commit attempt whose outcome is unknown (it may
- *                         have landed): they must never be deleted, whatever happens to this batch
  */
 record Batch(List<PendingFile> files, Map<TopicPartition, Long> lastOffsets, StructType schema,
-    List<String> partitionColumns, boolean retried) {
+    List<String> partitionColumns) {
 
   long rows() {
     return files.stream().mapToLong(f -> f.file().numRecords()).sum();

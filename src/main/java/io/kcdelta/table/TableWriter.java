@@ -13,6 +13,7 @@ import io.kcdelta.schema.SchemaMappingException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,8 +54,11 @@ final class TableWriter {
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
-  /** {@link #finished} holds files of a commit attempt that failed ambiguously (see {@link Batch#retried}). */
-  private boolean holdsRetriedFiles;
+  /**
+   * Files of a batch whose commit failed without a verdict: that commit may have landed (e.g. the
+   * log store won the version, then a later step failed), so they may be in the table. Never deleted.
+   */
+  private final Set<PendingFile> inDoubt = new HashSet<>();
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
@@ -73,7 +77,7 @@ final class TableWriter {
 
   DeltaLog log() {
     if (log == null) {
-      log = DeltaLog.forTable(conf, root);
+      log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
     }
     return log;
   }
@@ -202,10 +206,8 @@ final class TableWriter {
     for (Map.Entry<List<String>, OpenFile> e : new ArrayList<>(openFiles.entrySet())) {
       finish(e.getKey(), e.getValue());
     }
-    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), batchSchema, partitionColumns,
-        holdsRetriedFiles);
+    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), batchSchema, partitionColumns);
     finished.clear();
-    holdsRetriedFiles = false;
     lastOffsets.clear();
     oldestRecordMs = -1;
     return batch;
@@ -213,8 +215,8 @@ final class TableWriter {
 
   /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
   void requeue(Batch batch) {
+    inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
-    holdsRetriedFiles = true;
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
     // Due at once: the next put retries the commit.
     oldestRecordMs = 0;
@@ -222,6 +224,7 @@ final class TableWriter {
 
   /** The batch is in the table: its schema and partitioning are the table's now. */
   void committed(Batch batch) {
+    batch.files().forEach(inDoubt::remove);
     tableSchema = batch.schema();
     partitionColumns = batch.partitionColumns();
   }
@@ -232,11 +235,8 @@ final class TableWriter {
       file.writer.abort();
     }
     openFiles.clear();
-    if (!holdsRetriedFiles) {
-      deleteQuietly(finished);
-    }
+    deleteQuietly(finished);
     finished.clear();
-    holdsRetriedFiles = false;
     lastOffsets.clear();
     oldestRecordMs = -1;
     batchSchema = tableSchema;
@@ -244,17 +244,18 @@ final class TableWriter {
   }
 
   /**
-   * Deletes the files of a batch that no commit references, best effort (orphans are harmless: VACUUM
-   * removes them). Files that were in an ambiguous commit attempt are kept: they may be in the log.
+   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them).
+   * Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not deleted.
    */
   void deleteUncommitted(Batch batch) {
-    if (!batch.retried()) {
-      deleteQuietly(batch.files());
-    }
+    deleteQuietly(batch.files());
   }
 
   private void deleteQuietly(List<PendingFile> files) {
     for (PendingFile f : files) {
+      if (inDoubt.remove(f)) {
+        continue;
+      }
       try {
         f.file().path().getFileSystem(conf).delete(f.file().path(), false);
       } catch (IOException | RuntimeException e) {

@@ -23,6 +23,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.parquet.example.data.Group;
 import org.junit.jupiter.api.BeforeEach;
@@ -328,5 +329,31 @@ class DeltaSinkWriterTest {
         new Struct(order).put("id", 0L).put("items", List.of(it)).put("byWarehouse", Map.of("w1", it)), 0)));
     assertEquals(0, txnVersion(), "the commit went through");
     assertEquals(Map.of(0L, 1), idCounts());
+  }
+
+  @Test
+  void filesOfACommitThatLandedButReportedFailureAreNeverDeleted() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "hadoop.delta.logStore.file.impl", LandThenFailLogStore.class.getName());
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 10));
+
+    LandThenFailLogStore.ARMED.set(true);
+    w.put(records(10, 20));
+    clock.addAndGet(FLUSH_MS);
+    assertThrows(RetriableException.class, () -> w.put(List.of()), "the commit reported a failure");
+    assertEquals(19, txnVersion(), "yet it landed");
+
+    // The retry carries more rows, so it no longer matches the table: refused, and the batch dropped.
+    // The files of the landed attempt are in the table and must survive that.
+    w.put(records(20, 30));
+    assertEquals(Map.of(TP, 20L), ctx.seeks, "re-read after what the table holds");
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(20, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+
+    putAndCommit(w, records(20, 30));
+    assertEquals(30, idCounts().size());
+    assertEquals(29, txnVersion());
   }
 }
