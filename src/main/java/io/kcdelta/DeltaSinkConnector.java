@@ -1,7 +1,9 @@
 package io.kcdelta;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.table.ExistingTableCheck;
 import io.kcdelta.table.Version;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,6 +16,9 @@ import org.apache.kafka.connect.sink.SinkConnector;
 
 /** Kafka Connect entry point: validates the config and hands it to every task unchanged. */
 public class DeltaSinkConnector extends SinkConnector {
+  /** Validation must answer the REST call promptly; the task retries slow storage on its own. */
+  private static final Duration EXISTING_TABLE_TIMEOUT = Duration.ofSeconds(10);
+
   private Map<String, String> props;
 
   @Override
@@ -60,6 +65,11 @@ public class DeltaSinkConnector extends SinkConnector {
       if (value != null) {
         value.addErrorMessage(problem.message());
       }
+    }
+    if (config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
+      ConfigValue partitionColumns = byName.get(DeltaSinkConfig.PARTITION_COLUMNS);
+      ExistingTableCheck.partitionColumnProblems(new DeltaSinkConfig(connectorConfigs), EXISTING_TABLE_TIMEOUT)
+          .forEach(partitionColumns::addErrorMessage);
     }
     return config;
   }

@@ -28,6 +28,15 @@ public final class HadoopConfigurationFactory {
   }
 
   private static void applyS3a(DeltaSinkConfig config, Configuration conf) {
+    // S3A's own defaults retry an unreachable S3 for about two minutes per call (fs.s3a.retry.limit=7
+    // with doubling intervals, each try made of fs.s3a.attempts.maximum=5 SDK attempts). A task blocked
+    // that long never reaches its delta.commit.retry.timeout.ms check: it looks hung, and Connect may
+    // evict it from the consumer group. Let one call give up within seconds; the task's retry budget
+    // decides how long to keep trying. Throttling keeps its own limit (fs.s3a.retry.throttle.limit).
+    // hadoop.fs.s3a.* settings still override these.
+    conf.setInt("fs.s3a.retry.limit", 2);
+    conf.set("fs.s3a.retry.interval", "500ms");
+    conf.setInt("fs.s3a.attempts.maximum", 2);
     if (config.s3Endpoint() != null) {
       conf.set("fs.s3a.endpoint", config.s3Endpoint());
     }

@@ -16,6 +16,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -57,6 +58,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLogStore.class);
     private static final Pattern DELTA_FILE = Pattern.compile("\\d{20}\\.json");
     private static final String TEMP_DIR = ".tmp";
+    private static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
     /** Static: Delta Standalone creates one store per DeltaLog, but the files they guard are shared. */
     private static final PathLocks LOCKS = new PathLocks();
 
@@ -99,7 +101,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
         String fileName = file.getName();
         long version = Long.parseLong(fileName.substring(0, 20));
 
-        if (fs.exists(file)) {
+        if (isFile(fs, file)) {
             throw new FileAlreadyExistsException(file.toString());
         }
         if (version > 0) {
@@ -116,7 +118,11 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
 
         String tempPath = TEMP_DIR + "/" + fileName + "." + UUID.randomUUID();
         Path temp = new Path(logDir, tempPath);
-        writeFile(fs, temp, actions, true);
+        // Kept in memory so publishing N.json needs no read-back of the temp file.
+        byte[] content = toBytes(actions);
+        try (FSDataOutputStream out = createUnchecked(fs, temp)) {
+            out.write(content);
+        }
         hook.after(CommitHook.Step.TEMP_WRITTEN, file);
 
         LogEntry claim = LogEntry.incomplete(tablePath, fileName, tempPath);
@@ -126,7 +132,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
         hook.after(CommitHook.Step.ENTRY_PUT, file);
 
         try {
-            copyIfAbsent(fs, temp, file);
+            createIfAbsent(fs, file, content);
             hook.after(CommitHook.Step.COPIED, file);
             entries.put(claim.asComplete(expireTime()));
         } catch (IOException | SdkException e) {
@@ -144,7 +150,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
             if (!previous.get().complete()) {
                 recover(fs, logDir, previous.get());
             }
-        } else if (!fs.exists(new Path(logDir, previousName))) {
+        } else if (!isFile(fs, new Path(logDir, previousName))) {
             throw new FileSystemException(new Path(logDir, deltaFileName(version)).toString(), null,
                     "cannot commit version " + version + " of " + tablePath + ": version " + (version - 1)
                             + " has neither a DynamoDB entry in table '" + settings.tableName() + "' nor a file "
@@ -156,13 +162,16 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     private void recover(FileSystem fs, Path logDir, LogEntry entry) throws IOException {
         Path file = new Path(logDir, entry.fileName());
         try (PathLocks.Held ignored = LOCKS.acquire(file.toString())) {
-            if (!fs.exists(file)) {
+            if (!isFile(fs, file)) {
                 Path temp = new Path(logDir, entry.tempPath());
-                if (!fs.exists(temp)) {
+                byte[] content;
+                try (InputStream in = fs.open(temp)) {
+                    content = in.readAllBytes();
+                } catch (FileNotFoundException e) {
                     throw new FileNotFoundException("cannot recover " + file + ": DynamoDB says it was won with "
                             + entry.tempPath() + ", which no longer exists");
                 }
-                copyIfAbsent(fs, temp, file);
+                createIfAbsent(fs, file, content);
             }
             entries.put(entry.asComplete(expireTime()));
             LOG.info("Recovered incomplete commit {} of {}", entry.fileName(), entry.tablePath());
@@ -195,15 +204,11 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     }
 
     /**
-     * Copies with create-if-absent semantics. S3A's overwrite=false check is not atomic, but every
-     * copier of a version copies the same temp file named in its DynamoDB entry, so a lost race
-     * rewrites identical bytes.
+     * Publishes a commit file unless it exists. S3A's overwrite=false check is not atomic, but every
+     * publisher of a version writes the content of the one temp file named in its DynamoDB entry, so
+     * a lost race rewrites identical bytes.
      */
-    private static void copyIfAbsent(FileSystem fs, Path from, Path to) throws IOException {
-        byte[] content;
-        try (InputStream in = fs.open(from)) {
-            content = in.readAllBytes();
-        }
+    private static void createIfAbsent(FileSystem fs, Path to, byte[] content) throws IOException {
         try (FSDataOutputStream out = fs.create(to, false)) {
             out.write(content);
         } catch (org.apache.hadoop.fs.FileAlreadyExistsException | FileAlreadyExistsException e) {
@@ -217,6 +222,29 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
                 out.write((lines.next() + "\n").getBytes(StandardCharsets.UTF_8));
             }
         }
+    }
+
+    private static byte[] toBytes(Iterator<String> lines) {
+        StringBuilder sb = new StringBuilder();
+        while (lines.hasNext()) {
+            sb.append(lines.next()).append('\n');
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** For fresh UUID names: S3A's probes for an existing file or directory there are pure cost. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    private static FSDataOutputStream createUnchecked(FileSystem fs, Path path) throws IOException {
+        FSDataOutputStreamBuilder builder = fs.createFile(path);
+        builder.overwrite(true);
+        builder.opt(S3A_CREATE_PERFORMANCE, true);
+        return (FSDataOutputStream) builder.build();
+    }
+
+    /** A single HEAD on S3A, where {@code exists} also lists to look for a directory of that name. */
+    @SuppressWarnings("deprecation")
+    private static boolean isFile(FileSystem fs, Path path) throws IOException {
+        return fs.isFile(path);
     }
 
     private long expireTime() {

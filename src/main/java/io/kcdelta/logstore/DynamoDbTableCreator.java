@@ -59,7 +59,8 @@ final class DynamoDbTableCreator {
         }
     }
 
-    private static void create(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s) throws IOException {
+    // Package-private so a test can play the losing side of a create race.
+    static void create(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s) throws IOException {
         String table = s.tableName();
         CreateTableRequest req = CreateTableRequest.builder()
                 .tableName(table)

@@ -30,7 +30,7 @@ public final class DeltaSchemas {
   /** @throws SchemaMappingException if the schema is not a STRUCT or holds a type with no mapping */
   public static StructType toDelta(Schema valueSchema) {
     requireStruct(valueSchema);
-    return struct("", valueSchema);
+    return struct("", valueSchema, false);
   }
 
   /** The Parquet schema of a data file, without the excluded top-level fields. */
@@ -52,14 +52,20 @@ public final class DeltaSchemas {
     }
   }
 
-  private static StructType struct(String path, Schema schema) {
+  /**
+   * @param inCollection inside an array element or a map key/value: Delta rejects NOT NULL there (it
+   *                     cannot enforce it), so such fields are declared nullable; the Parquet files
+   *                     may still mark them required, which readers accept.
+   */
+  private static StructType struct(String path, Schema schema, boolean inCollection) {
     List<Field> fields = schema.fields();
     rejectCaseOnlyDuplicates(path, fields);
     StructField[] out = new StructField[fields.size()];
     for (int i = 0; i < out.length; i++) {
       Field f = fields.get(i);
       String column = path.isEmpty() ? f.name() : path + "." + f.name();
-      out[i] = new StructField(f.name(), type(column, f.schema()), f.schema().isOptional());
+      out[i] = new StructField(f.name(), type(column, f.schema(), inCollection),
+          inCollection || f.schema().isOptional());
     }
     return new StructType(out);
   }
@@ -77,7 +83,7 @@ public final class DeltaSchemas {
     }
   }
 
-  private static DataType type(String column, Schema schema) {
+  private static DataType type(String column, Schema schema, boolean inCollection) {
     switch (ConnectTypes.of(schema)) {
       case INT8: return new ByteType();
       case INT16: return new ShortType();
@@ -101,13 +107,13 @@ public final class DeltaSchemas {
           throw new SchemaMappingException("Column '" + column + "' is a STRUCT without fields; "
               + "Parquet cannot store an empty group: drop the field upstream");
         }
-        return struct(column, schema);
+        return struct(column, schema, inCollection);
       case ARRAY:
-        return new ArrayType(type(column + ".element", schema.valueSchema()),
+        return new ArrayType(type(column + ".element", schema.valueSchema(), true),
             schema.valueSchema().isOptional());
       case MAP:
-        return new MapType(type(column + ".key", schema.keySchema()),
-            type(column + ".value", schema.valueSchema()), schema.valueSchema().isOptional());
+        return new MapType(type(column + ".key", schema.keySchema(), true),
+            type(column + ".value", schema.valueSchema(), true), schema.valueSchema().isOptional());
       default:
         throw new SchemaMappingException("Column '" + column + "': Connect type " + schema.type()
             + " has no Delta mapping");

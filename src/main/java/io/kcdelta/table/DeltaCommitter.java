@@ -58,6 +58,10 @@ final class DeltaCommitter {
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
   Map<TopicPartition, Long> txnVersions(TableWriter table, Iterable<TopicPartition> partitions) {
+    return Unchecked.call(() -> readTxnVersions(table, partitions));
+  }
+
+  private Map<TopicPartition, Long> readTxnVersions(TableWriter table, Iterable<TopicPartition> partitions) {
     OptimisticTransaction txn = table.log().startTransaction();
     table.refresh(txn.readVersion() < 0 ? null : txn.metadata());
     Map<TopicPartition, Long> versions = new HashMap<>();
@@ -71,6 +75,10 @@ final class DeltaCommitter {
    * @param expected per partition of the batch, the txn version this task resumed from or last committed
    */
   Outcome commit(TableWriter table, Batch batch, Map<TopicPartition, Long> expected) {
+    return Unchecked.call(() -> tryCommit(table, batch, expected));
+  }
+
+  private Outcome tryCommit(TableWriter table, Batch batch, Map<TopicPartition, Long> expected) {
     for (int attempt = 1; ; attempt++) {
       OptimisticTransaction txn = table.log().startTransaction();
       Map<TopicPartition, Long> actual = new HashMap<>();

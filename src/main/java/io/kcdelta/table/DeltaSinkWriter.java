@@ -65,8 +65,6 @@ public final class DeltaSinkWriter {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
   private final Map<TopicPartition, TableWriter> tableOf = new HashMap<>();
   private final List<Future<Void>> pendingReports = new ArrayList<>();
-  /** Records that broke a file mid-row: reported once, skipped when the rewind re-delivers them. */
-  private final Set<Poison> poison = new HashSet<>();
   /** When the current run of failed commits or uploads started (-1: the last attempt worked). */
   private long failingSinceMs = -1;
   private boolean failed;
@@ -138,6 +136,9 @@ public final class DeltaSinkWriter {
       metrics.recordSkipped();
       return;
     }
+    if (p.firstReceived < 0) {
+      p.firstReceived = offset;
+    }
     TableWriter table = tableOf.get(tp);
     if (write(record, table, tp, offset, now)) {
       p.lastSeen = offset;
@@ -147,28 +148,24 @@ public final class DeltaSinkWriter {
   /** @return false when the table's batch was dropped and its partitions rewound instead */
   private boolean write(SinkRecord record, TableWriter table, TopicPartition tp, long offset, long now) {
     DataException problem = problemOf(record, table);
-    if (problem != null || (!poison.isEmpty() && poison.contains(new Poison(tp, offset)))) {
-      if (problem != null) {
-        reportErrant(record, problem);
+    if (problem == null) {
+      try {
+        table.write((Struct) record.value(), table.layoutFor(record.valueSchema()), tp, offset, now);
+        metrics.recordAccepted();
+        return true;
+      } catch (DataException e) {
+        // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
+        // value before writing any of it, so the open file stays intact.
+        problem = new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
+            + e.getMessage(), e);
+      } catch (IOException | RuntimeException e) {
+        rewindTable(table, "writing a data file failed", e);
+        return false;
       }
-      table.markProcessed(tp, offset, now);
-      return true;
     }
-    try {
-      table.write((Struct) record.value(), table.layoutFor(record.valueSchema()), tp, offset, now);
-      metrics.recordAccepted();
-      return true;
-    } catch (DataException e) {
-      // The value broke the open file mid-row, so the rows before it in that file are lost too. Report
-      // it once and remember it; everything else of the table is re-read.
-      reportErrant(record, e);
-      poison.add(new Poison(tp, offset));
-      rewindTable(table, "a record could not be encoded", null);
-      return false;
-    } catch (IOException | RuntimeException e) {
-      rewindTable(table, "writing a data file failed", e);
-      return false;
-    }
+    reportErrant(record, problem);
+    table.markProcessed(tp, offset, now);
+    return true;
   }
 
   /** Why the record cannot become a row of the table, or null when it can (nothing is written yet). */
@@ -180,15 +177,14 @@ public final class DeltaSinkWriter {
               + DeltaSinkConfig.NULL_VALUES + "=fail. Set it to 'ignore' to skip such records.")
           : IGNORED;
     }
-    if (!(value instanceof Struct struct) || record.valueSchema() == null) {
+    if (!(value instanceof Struct) || record.valueSchema() == null) {
       return new DataException("Record " + where(record) + " has no Connect schema (value type "
           + value.getClass().getSimpleName() + "). Use a converter that produces schemas: Avro, Protobuf, "
           + "JSON Schema, or JsonConverter with schemas.enable=true.");
     }
     try {
-      // Our writers' own checks (what Parquet needs, and stricter on decimals) instead of Struct.validate(),
-      // which walked the whole value a second time and built strings per field: 18% of the task's put().
-      table.layoutFor(record.valueSchema()).check().check(struct);
+      // Values are checked by the encoder, which validates each row whole before writing it.
+      table.layoutFor(record.valueSchema());
       return null;
     } catch (DataException e) {
       return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
@@ -241,10 +237,15 @@ public final class DeltaSinkWriter {
     try {
       outcome = committer.commit(table, batch, expected);
     } catch (DeltaCommitter.TableChangedException e) {
-      table.deleteQuietly(batch.files());
+      table.deleteUncommitted(batch);
       rewindTable(table, e.getMessage(), e);
       return;
     } catch (RuntimeException e) {
+      if (!Transience.isTransient(e)) {
+        failed = true;
+        throw new ConnectException("Delta refused the commit to " + table.path() + ": " + e.getMessage() + " "
+            + ServiceHint.of(e), e);
+      }
       // The files are finished and stay valid: keep them for the next attempt.
       table.requeue(batch);
       throw retryOrFail("commit to " + table.path(), e);
@@ -261,7 +262,7 @@ public final class DeltaSinkWriter {
           new TreeMap<>(toStrings(batch.lastOffsets())));
     } else {
       Fenced f = (Fenced) outcome;
-      table.deleteQuietly(batch.files());
+      table.deleteUncommitted(batch);
       metrics.recordFenced();
       LOG.warn("Refused to commit {} to {}: other writers committed these partitions meanwhile (table holds {}, "
           + "this task expected {}). Dropping the batch and resuming from the table.", batch.rows() + " row(s)",
@@ -296,14 +297,12 @@ public final class DeltaSinkWriter {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (Map.Entry<TopicPartition, TableWriter> e : tableOf.entrySet()) {
       if (e.getValue() == table) {
-        PartitionProgress p = progress.get(e.getKey());
-        p.rewoundTo(p.committed);
-        seeks.put(e.getKey(), p.committed + 1);
+        long target = progress.get(e.getKey()).rewind();
+        if (target >= 0) {
+          seeks.put(e.getKey(), target);
+        }
       }
     }
-    // Partitions with nothing durable yet go back to where Kafka's group offsets say (what preCommit
-    // never advanced past), so only the ones with a txn version are sought explicitly.
-    seeks.entrySet().removeIf(e -> e.getValue() <= 0);
     context.offset(seeks);
     if (cause != null) {
       LOG.warn("Dropped the buffered batch of {} ({}): re-reading from offsets {}", table.path(), why,
@@ -384,9 +383,6 @@ public final class DeltaSinkWriter {
 
   /** Marks a tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
   private static final DataException IGNORED = new DataException("ignored null value");
-
-  private record Poison(TopicPartition tp, long offset) {
-  }
 
   private TableWriter tableFor(String topic) {
     return tables.computeIfAbsent(config.tablePath(topic), path -> new TableWriter(path, conf, config));

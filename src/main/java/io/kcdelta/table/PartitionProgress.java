@@ -9,6 +9,11 @@ final class PartitionProgress {
   /** Highest offset buffered, skipped or committed; anything at or below is a redelivery. */
   long lastSeen;
   /**
+   * The first offset received since open (-1: none yet). With nothing committed, it is where a dropped
+   * batch must be re-read from: Kafka's group offset was never advanced past it.
+   */
+  long firstReceived = -1;
+  /**
    * put() dropped this partition's batch and asked Connect to seek back to committed + 1; Connect does
    * so before its next fetch, so the rest of the records of the current put() must not be buffered.
    */
@@ -19,9 +24,10 @@ final class PartitionProgress {
     this.lastSeen = committed;
   }
 
-  void rewoundTo(long committedVersion) {
-    committed = committedVersion;
-    lastSeen = committedVersion;
+  /** Forgets everything after the last durable offset; returns where to seek (-1: no seek needed). */
+  long rewind() {
+    lastSeen = committed;
     rewindPending = true;
+    return committed >= 0 ? committed + 1 : firstReceived;
   }
 }

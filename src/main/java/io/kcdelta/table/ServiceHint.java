@@ -13,6 +13,11 @@ final class ServiceHint {
       trace.append(t.getClass().getName()).append(' ').append(t.getMessage()).append('\n');
     }
     String s = trace.toString().toLowerCase(Locale.ROOT);
+    if (s.contains("invalidprotocolversion")) {
+      return "The table needs a newer Delta protocol than (1, 2), the level this connector (Delta Standalone) "
+          + "writes; it was probably upgraded to table features such as deletion vectors. Write to another "
+          + "table, or keep this table at protocol (1, 2).";
+    }
     if (s.contains("dynamodb")) {
       return "Check that DynamoDB (dynamodb.endpoint / dynamodb.region) is reachable, the table "
           + "(dynamodb.table.name) exists or may be created, and the credentials allow GetItem, PutItem and Query.";

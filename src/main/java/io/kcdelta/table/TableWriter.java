@@ -6,7 +6,6 @@ import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.ParquetFileWriter;
-import io.kcdelta.parquet.RecordCheck;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
@@ -14,6 +13,7 @@ import io.kcdelta.schema.SchemaMappingException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +38,8 @@ final class TableWriter {
   private final String tablePath;
   private final Path root;
   private final Configuration conf;
-  private final DeltaLog log;
+  /** Opened on first use, so that reading the table happens where its failures are retried. */
+  private DeltaLog log;
   private final DeltaSinkConfig config;
   private final CompressionCodecName codec;
   private final String codecSuffix;
@@ -60,6 +61,11 @@ final class TableWriter {
   private final long bufferBudgetBytes;
   private int writesSinceBufferCheck;
   private final List<PendingFile> finished = new ArrayList<>();
+  /**
+   * Files of a batch whose commit failed without a verdict: that commit may have landed (e.g. the
+   * log store won the version, then a later step failed), so they may be in the table. Never deleted.
+   */
+  private final Set<PendingFile> inDoubt = new HashSet<>();
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
@@ -70,7 +76,6 @@ final class TableWriter {
     this.config = config;
     this.codec = config.compressionCodec();
     this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
-    this.log = DeltaLog.forTable(conf, root);
     this.bufferBudgetBytes = Math.max(MIN_BUFFER_BUDGET, Runtime.getRuntime().maxMemory() / HEAP_SHARE);
   }
 
@@ -85,6 +90,9 @@ final class TableWriter {
   }
 
   DeltaLog log() {
+    if (log == null) {
+      log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
+    }
     return log;
   }
 
@@ -149,10 +157,13 @@ final class TableWriter {
       partitionFields.add(field);
     }
     batchSchema = evolved;
-    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns), RecordCheck.of(valueSchema));
+    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns));
   }
 
-  /** Appends a row. A failure here leaves the open file unusable: the caller must {@link #abort()}. */
+  /**
+   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O failure
+   * leaves it unusable and the caller must {@link #abort()}.
+   */
   void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs) throws IOException {
     List<String> key = layout.partitionKey(value);
     OpenFile file = openFiles.get(key);
@@ -246,6 +257,7 @@ final class TableWriter {
 
   /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
   void requeue(Batch batch) {
+    inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
     // Due at once: the next put retries the commit.
@@ -254,6 +266,7 @@ final class TableWriter {
 
   /** The batch is in the table: its schema and partitioning are the table's now. */
   void committed(Batch batch) {
+    batch.files().forEach(inDoubt::remove);
     tableSchema = batch.schema();
     partitionColumns = batch.partitionColumns();
   }
@@ -272,9 +285,19 @@ final class TableWriter {
     layouts.clear();
   }
 
-  /** Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them). */
-  void deleteQuietly(List<PendingFile> files) {
+  /**
+   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them).
+   * Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not deleted.
+   */
+  void deleteUncommitted(Batch batch) {
+    deleteQuietly(batch.files());
+  }
+
+  private void deleteQuietly(List<PendingFile> files) {
     for (PendingFile f : files) {
+      if (inDoubt.remove(f)) {
+        continue;
+      }
       try {
         f.file().path().getFileSystem(conf).delete(f.file().path(), false);
       } catch (IOException | RuntimeException e) {
@@ -291,7 +314,7 @@ final class TableWriter {
   }
 
   /** How records of one Connect schema map onto this table. */
-  record RecordLayout(Schema valueSchema, List<Field> partitionFields, Set<String> excluded, RecordCheck check) {
+  record RecordLayout(Schema valueSchema, List<Field> partitionFields, Set<String> excluded) {
     List<String> partitionKey(Struct value) {
       if (partitionFields.isEmpty()) {
         return List.of();

@@ -11,7 +11,8 @@ final class Transience {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof IllegalArgumentException || t instanceof DeltaStandaloneException
           || t instanceof org.apache.kafka.connect.errors.DataException
-          || t instanceof java.nio.file.AccessDeniedException) {
+          || t instanceof java.nio.file.AccessDeniedException
+          || t.getClass().getName().endsWith("InvalidProtocolVersionException")) {
         return false;
       }
     }

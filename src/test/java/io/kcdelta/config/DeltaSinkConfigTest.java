@@ -128,6 +128,17 @@ class DeltaSinkConfigTest {
     assertEquals("SK", conf.get("fs.s3a.secret.key"));
     assertEquals("77", conf.get("fs.s3a.connection.maximum"));
     assertEquals("io.kcdelta.logstore.DynamoDbLogStore", conf.get("delta.logStore.s3a.impl"));
+    // S3A's retries are cut to seconds per call so the connector's retry budget governs.
+    assertEquals(2, conf.getInt("fs.s3a.retry.limit", -1));
+    assertEquals(2, conf.getInt("fs.s3a.attempts.maximum", -1));
+  }
+
+  @Test
+  void hadoopSettingsOverrideTheShortS3aRetries() {
+    Configuration conf = HadoopConfigurationFactory.create(new DeltaSinkConfig(props(
+        "hadoop.fs.s3a.retry.limit", "7", "hadoop.fs.s3a.attempts.maximum", "5")));
+    assertEquals(7, conf.getInt("fs.s3a.retry.limit", -1));
+    assertEquals(5, conf.getInt("fs.s3a.attempts.maximum", -1));
   }
 
   @Test

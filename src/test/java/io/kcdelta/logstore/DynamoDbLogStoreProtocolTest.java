@@ -78,6 +78,25 @@ class DynamoDbLogStoreProtocolTest {
     }
 
     @Test
+    void losingACreateRaceIsNotAnError() throws IOException {
+        write(0, addLine("a"));
+        DynamoDbSettings settings = DynamoDbSettings.from(conf);
+        // The table exists, so CreateTable answers ResourceInUseException, as it would to a second creator.
+        DynamoDbTableCreator.create(DynamoDbClients.forSettings(settings), new DynamoDbRetrier(settings), settings);
+    }
+
+    @Test
+    void missingTableWithoutAutoCreateNamesTheFix() {
+        conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_never_created");
+        conf.setBoolean(DynamoDbLogStoreKeys.TABLE_AUTO_CREATE, false);
+        DynamoDbLogStore noCreate = new DynamoDbLogStore(conf);
+        IOException e = assertThrows(IOException.class, () -> noCreate.write(deltaFile(tablePath, 0),
+                List.of(addLine("a")).iterator(), false, conf));
+        assertTrue(e.getMessage().contains("'delta_log_never_created'") && e.getMessage().contains("does not exist")
+                && e.getMessage().contains(DynamoDbLogStoreKeys.TABLE_AUTO_CREATE), e.getMessage());
+    }
+
+    @Test
     void completedCommitHasExactItemShapeAndFile() throws IOException {
         long before = System.currentTimeMillis() / 1000;
         write(0, addLine("a"), addLine("b"));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.testutil.ParquetRows;
 import java.net.URI;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.parquet.example.data.Group;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,7 +62,9 @@ class DeltaSinkWriterTest {
   }
 
   private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
-    return new DeltaSinkWriter(config(kv), ctx, conf, ctx.reporter, SinkMetrics.of(null), clock::get);
+    DeltaSinkConfig config = config(kv);
+    return new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), ctx.reporter,
+        SinkMetrics.of(null), clock::get);
   }
 
   private static SinkRecord record(long offset) {
@@ -230,5 +234,126 @@ class DeltaSinkWriterTest {
     assertEquals(List.of("id", "name", "extra"), List.of(schema.getFieldNames()));
     assertTrue(schema.get("extra").isNullable());
     assertEquals(3, idCounts().size());
+  }
+
+  @Test
+  void postingAConfigWhosePartitionColumnsDoNotFitTheExistingTableFailsValidation() {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 3));
+
+    Map<String, String> props = new HashMap<>(Map.of("name", "sink", "connector.class", "x", "topics", "events",
+        "delta.table.path", table, "delta.table.partition.columns", "region"));
+    var values = new io.kcdelta.DeltaSinkConnector().validate(props).configValues();
+    List<String> errors = values.stream().filter(v -> v.name().equals("delta.table.partition.columns"))
+        .findFirst().orElseThrow().errorMessages();
+    assertEquals(1, errors.size(), errors.toString());
+    assertTrue(errors.get(0).contains("'region' is not a column of the existing table"), errors.get(0));
+    assertTrue(errors.get(0).contains("columns: id, name"), errors.get(0));
+
+    props.put("delta.table.partition.columns", "name");
+    errors = new io.kcdelta.DeltaSinkConnector().validate(props).configValues().stream()
+        .filter(v -> v.name().equals("delta.table.partition.columns")).findFirst().orElseThrow().errorMessages();
+    assertTrue(errors.get(0).contains("is partitioned by []"), errors.get(0));
+  }
+
+  @Test
+  void aFailedUploadDropsTheBatchAndRereadsItEvenBeforeTheFirstCommit() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
+        "hadoop.fs.file.impl.disable.cache", "true");
+    w.open(List.of(TP));
+    try {
+      FailingLocalFileSystem.failParquet = true;
+      w.put(records(3, 8)); // the group's position was 3; nothing is in the table yet
+    } finally {
+      FailingLocalFileSystem.failParquet = false;
+    }
+    assertEquals(Map.of(TP, 3L), ctx.seeks, "re-read from the first record received");
+    assertTrue(w.preCommit(Map.of(TP, new OffsetAndMetadata(8))).isEmpty());
+
+    putAndCommit(w, records(3, 8)); // what the consumer delivers after the seek
+    assertEquals(Map.of(3L, 1, 4L, 1, 5L, 1, 6L, 1, 7L, 1), idCounts());
+    assertEquals(7, txnVersion());
+  }
+
+  @Test
+  void aValueTheEncoderRejectsIsErrantAndTheRowsAroundItLand() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    Schema money = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
+        .field("amount", org.apache.kafka.connect.data.Decimal.builder(2).parameter("connect.decimal.precision", "5")
+            .build()).build();
+    List<SinkRecord> batch = new ArrayList<>();
+    for (long o = 0; o < 5; o++) {
+      java.math.BigDecimal amount = o == 2 ? new java.math.BigDecimal("123456.78") : new java.math.BigDecimal("1.25");
+      batch.add(new SinkRecord(TP.topic(), 0, null, null, money, new Struct(money).put("id", o).put("amount", amount), o));
+    }
+    putAndCommit(w, batch);
+    assertEquals(List.of(2L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
+    assertTrue(ctx.errors.get(0).getMessage().contains("amount"), ctx.errors.get(0).getMessage());
+    assertEquals(Map.of(0L, 1, 1L, 1, 3L, 1, 4L, 1), idCounts());
+    assertEquals(4, txnVersion());
+  }
+
+  @Test
+  void aTableWithTableFeaturesFailsTheTaskWithAClearMessage() throws Exception {
+    java.nio.file.Path log = dir.resolve("t").resolve("_delta_log");
+    java.nio.file.Files.createDirectories(log);
+    java.nio.file.Files.writeString(log.resolve("00000000000000000000.json"), String.join("\n",
+        "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"
+            + "\"writerFeatures\":[\"deletionVectors\"]}}",
+        "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+            + "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+            + "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}") + "\n");
+    DeltaSinkWriter w = writer(new FakeSinkContext());
+    var e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class, () -> w.open(List.of(TP)));
+    assertTrue(e.getMessage().contains("protocol"), e.getMessage());
+    assertTrue(e.getMessage().contains("(1, 2)"), e.getMessage());
+  }
+
+  @Test
+  void requiredFieldsOfStructsInsideArraysAndMapsAreCommitted() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    Schema item = SchemaBuilder.struct().name("Item").field("sku", Schema.STRING_SCHEMA)
+        .field("qty", Schema.INT32_SCHEMA).build();
+    Schema order = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA)
+        .field("items", SchemaBuilder.array(item).build())
+        .field("byWarehouse", SchemaBuilder.map(Schema.STRING_SCHEMA, item).build()).build();
+    Struct it = new Struct(item).put("sku", "a").put("qty", 2);
+    putAndCommit(w, List.of(new SinkRecord(TP.topic(), 0, null, null, order,
+        new Struct(order).put("id", 0L).put("items", List.of(it)).put("byWarehouse", Map.of("w1", it)), 0)));
+    assertEquals(0, txnVersion(), "the commit went through");
+    assertEquals(Map.of(0L, 1), idCounts());
+  }
+
+  @Test
+  void filesOfACommitThatLandedButReportedFailureAreNeverDeleted() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "hadoop.delta.logStore.file.impl", LandThenFailLogStore.class.getName());
+    w.open(List.of(TP));
+    putAndCommit(w, records(0, 10));
+
+    LandThenFailLogStore.ARMED.set(true);
+    w.put(records(10, 20));
+    clock.addAndGet(FLUSH_MS);
+    assertThrows(RetriableException.class, () -> w.put(List.of()), "the commit reported a failure");
+    assertEquals(19, txnVersion(), "yet it landed");
+
+    // The retry carries more rows, so it no longer matches the table: refused, and the batch dropped.
+    // The files of the landed attempt are in the table and must survive that.
+    w.put(records(20, 30));
+    assertEquals(Map.of(TP, 20L), ctx.seeks, "re-read after what the table holds");
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(20, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+
+    putAndCommit(w, records(20, 30));
+    assertEquals(30, idCounts().size());
+    assertEquals(29, txnVersion());
   }
 }

@@ -14,11 +14,11 @@ import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
-/** Records what a task asks of Connect: seeks, timeouts, errant records. */
-final class FakeSinkContext implements SinkTaskContext {
-  final Map<TopicPartition, Long> seeks = new HashMap<>();
-  final Set<TopicPartition> assignment = new HashSet<>();
-  final List<SinkRecord> errant = new CopyOnWriteArrayList<>();
+/** Records what a task asks of Connect: seeks, timeouts, errant records. Also plays a zombie task's Connect in ITs. */
+public final class FakeSinkContext implements SinkTaskContext {
+  public final Map<TopicPartition, Long> seeks = new HashMap<>();
+  public final Set<TopicPartition> assignment = new HashSet<>();
+  public final List<SinkRecord> errant = new CopyOnWriteArrayList<>();
   final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
   final ErrantRecordReporter reporter = (record, error) -> {

@@ -77,6 +77,8 @@ public final class Dynalite implements AutoCloseable {
                 cmd.add(dataDir.toAbsolutePath().toString());
             }
             logFile = Files.createTempFile("dynalite-", ".log");
+            // Kept while the JVM runs (failure messages quote it), not across runs.
+            logFile.toFile().deleteOnExit();
             process = new ProcessBuilder(cmd)
                     .directory(nodeDir.toFile())
                     .redirectErrorStream(true)

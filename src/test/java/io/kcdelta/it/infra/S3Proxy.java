@@ -144,7 +144,12 @@ public final class S3Proxy implements AutoCloseable {
 
     /** Sets the s3a keys for this server on {@code conf}. */
     public void applyTo(Configuration conf) {
-        conf.set("fs.s3a.endpoint", endpoint().toString());
+        applyTo(conf, endpoint());
+    }
+
+    /** Sets the s3a keys for an s3proxy at {@code endpoint}, e.g. in a child JVM that only got the URI. */
+    public static void applyTo(Configuration conf, URI endpoint) {
+        conf.set("fs.s3a.endpoint", endpoint.toString());
         // s3a refuses to start without a region even when the endpoint is explicit.
         conf.set("fs.s3a.endpoint.region", REGION);
         // Virtual-host style would resolve BUCKET.127.0.0.1.

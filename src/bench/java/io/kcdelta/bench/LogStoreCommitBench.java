@@ -1,0 +1,111 @@
+package io.kcdelta.bench;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Operation;
+import io.delta.standalone.OptimisticTransaction;
+import io.delta.standalone.actions.AddFile;
+import io.delta.standalone.actions.Metadata;
+import io.delta.standalone.types.LongType;
+import io.delta.standalone.types.StructField;
+import io.delta.standalone.types.StructType;
+import io.kcdelta.it.infra.Dynalite;
+import io.kcdelta.it.infra.S3Proxy;
+import io.kcdelta.logstore.DynamoDbLogStore;
+import io.kcdelta.logstore.DynamoDbLogStoreKeys;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * Commit throughput and latency of Delta Standalone blind appends through {@link DynamoDbLogStore}
+ * on dynalite + s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own
+ * DeltaLog, on one table. Latency is start-transaction to commit-returned, rebases included.
+ *
+ * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}.
+ * Figures are relative: both servers share the CPU with the committers.
+ */
+public final class LogStoreCommitBench {
+
+    private LogStoreCommitBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int commitsPerLevel = Integer.getInteger("bench.commits", 64);
+        List<Integer> levels = new ArrayList<>();
+        for (String s : System.getProperty("bench.levels", "1,4,16").split(",")) {
+            levels.add(Integer.parseInt(s.trim()));
+        }
+        try (Dynalite ddb = Dynalite.inMemory(); S3Proxy s3 = S3Proxy.inMemory()) {
+            Configuration conf = s3.hadoopConf();
+            conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+            conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
+            conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
+
+            // Warm-up: class loading, JIT, connection pools; not measured.
+            run(conf, s3.uri("warmup"), 2, 10);
+            System.out.printf("%-11s %8s %10s %9s %9s %9s%n", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
+            for (int committers : levels) {
+                int perCommitter = Math.max(1, commitsPerLevel / committers);
+                Result r = run(conf, s3.uri("bench-" + committers), committers, perCommitter);
+                System.out.printf("%-11d %8d %10.1f %9.0f %9.0f %9.0f%n", committers, r.latenciesMs.size(),
+                        r.latenciesMs.size() / r.wallSeconds, pct(r.latenciesMs, 50), pct(r.latenciesMs, 99),
+                        pct(r.latenciesMs, 100));
+            }
+        }
+    }
+
+    private record Result(List<Double> latenciesMs, double wallSeconds) {
+    }
+
+    private static Result run(Configuration conf, String table, int committers, int perCommitter) throws Exception {
+        createTable(conf, table);
+        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+        CyclicBarrier barrier = new CyclicBarrier(committers + 1);
+        ExecutorService pool = Executors.newFixedThreadPool(committers);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int c = 0; c < committers; c++) {
+            int id = c;
+            futures.add(pool.submit(() -> {
+                DeltaLog log = DeltaLog.forTable(conf, table);
+                log.update();
+                barrier.await();
+                for (int i = 0; i < perCommitter; i++) {
+                    long t0 = System.nanoTime();
+                    OptimisticTransaction txn = log.startTransaction();
+                    txn.commit(List.of(new AddFile("c" + id + "-" + i + ".parquet", Map.of(), 1000,
+                            System.currentTimeMillis(), true, null, null)), new Operation(Operation.Name.WRITE), "bench");
+                    latencies.add((System.nanoTime() - t0) / 1e6);
+                }
+                return null;
+            }));
+        }
+        barrier.await();
+        long start = System.nanoTime();
+        for (Future<?> f : futures) {
+            f.get();
+        }
+        double wall = (System.nanoTime() - start) / 1e9;
+        pool.shutdown();
+        return new Result(new ArrayList<>(latencies), wall);
+    }
+
+    private static void createTable(Configuration conf, String table) {
+        OptimisticTransaction txn = DeltaLog.forTable(conf, table).startTransaction();
+        txn.updateMetadata(Metadata.builder()
+                .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)})).build());
+        txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "bench");
+    }
+
+    private static double pct(List<Double> values, int p) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int idx = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, idx)));
+    }
+}
