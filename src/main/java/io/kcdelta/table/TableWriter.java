@@ -70,13 +70,17 @@ final class TableWriter {
   private long oldestRecordMs = -1;
 
   TableWriter(String tablePath, Configuration conf, DeltaSinkConfig config) {
+    this(tablePath, conf, config, Math.max(MIN_BUFFER_BUDGET, Runtime.getRuntime().maxMemory() / HEAP_SHARE));
+  }
+
+  TableWriter(String tablePath, Configuration conf, DeltaSinkConfig config, long bufferBudgetBytes) {
     this.tablePath = tablePath;
     this.root = new Path(tablePath);
     this.conf = conf;
     this.config = config;
     this.codec = config.compressionCodec();
     this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
-    this.bufferBudgetBytes = Math.max(MIN_BUFFER_BUDGET, Runtime.getRuntime().maxMemory() / HEAP_SHARE);
+    this.bufferBudgetBytes = bufferBudgetBytes;
   }
 
   /** A task may take 1/HEAP_SHARE of the heap for open files; a worker usually runs several tasks. */
