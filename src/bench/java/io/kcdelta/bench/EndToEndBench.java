@@ -206,13 +206,8 @@ public final class EndToEndBench {
     Configuration conf;
     if (onS3) {
       table = s3.uri("delta-" + stamp + "/" + run);
-      c.put("s3.endpoint", s3.endpoint().toString());
-      c.put("s3.region", S3Proxy.REGION);
-      c.put("s3.path.style.access", "true");
-      c.put("aws.access.key.id", S3Proxy.ACCESS_KEY);
-      c.put("aws.secret.access.key", S3Proxy.SECRET_KEY);
-      c.put("dynamodb.endpoint", dynamo.endpoint().toString());
-      c.put("dynamodb.table.name", "delta_log_bench");
+      c.putAll(s3.connectorConfig());
+      c.putAll(dynamo.connectorConfig("delta_log_bench"));
       conf = s3.hadoopConf();
       conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
       conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");

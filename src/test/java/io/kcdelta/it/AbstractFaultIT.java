@@ -152,13 +152,8 @@ abstract class AbstractFaultIT {
       // One table takes about one commit a second here (s3proxy on disk, dynalite, 2 shared cores): more
       // frequent flushes from 8 tasks only make them lose version races to each other.
       c.put("flush.interval.ms", "3000");
-      c.put("s3.endpoint", s3.endpoint().toString());
-      c.put("s3.region", S3Proxy.REGION);
-      c.put("s3.path.style.access", "true");
-      c.put("aws.access.key.id", S3Proxy.ACCESS_KEY);
-      c.put("aws.secret.access.key", S3Proxy.SECRET_KEY);
-      c.put("dynamodb.endpoint", dynamo.endpoint().toString());
-      c.put("dynamodb.table.name", DDB_TABLE);
+      c.putAll(s3.connectorConfig());
+      c.putAll(dynamo.connectorConfig(DDB_TABLE));
       return c;
     }
 

@@ -37,13 +37,8 @@ class S3DynamoDbCoreSinkIT extends AbstractCoreSinkIT {
   @Override
   Map<String, String> storageConfig() {
     Map<String, String> c = new HashMap<>();
-    c.put("s3.endpoint", s3.endpoint().toString());
-    c.put("s3.region", S3Proxy.REGION);
-    c.put("s3.path.style.access", "true");
-    c.put("aws.access.key.id", S3Proxy.ACCESS_KEY);
-    c.put("aws.secret.access.key", S3Proxy.SECRET_KEY);
-    c.put("dynamodb.endpoint", dynamo.endpoint().toString());
-    c.put("dynamodb.table.name", "delta_log_it");
+    c.putAll(s3.connectorConfig());
+    c.putAll(dynamo.connectorConfig("delta_log_it"));
     return c;
   }
 

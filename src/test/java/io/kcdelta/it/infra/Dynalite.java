@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -142,6 +143,11 @@ public final class Dynalite implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** Connector settings that make the sink's DynamoDB log store use {@code table} on this server. */
+    public Map<String, String> connectorConfig(String table) {
+        return Map.of("dynamodb.endpoint", endpoint().toString(), "dynamodb.table.name", table);
     }
 
     /** {@code http://127.0.0.1:PORT} */

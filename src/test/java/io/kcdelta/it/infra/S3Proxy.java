@@ -3,6 +3,7 @@ package io.kcdelta.it.infra;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
@@ -133,6 +134,12 @@ public final class S3Proxy implements AutoCloseable {
     /** {@code s3a://BUCKET/<key>} */
     public String uri(String key) {
         return "s3a://" + bucket + "/" + (key.startsWith("/") ? key.substring(1) : key);
+    }
+
+    /** Connector settings (s3.*, aws.*) that point the sink's s3a:// at this server. */
+    public Map<String, String> connectorConfig() {
+        return Map.of("s3.endpoint", endpoint().toString(), "s3.region", REGION, "s3.path.style.access", "true",
+            "aws.access.key.id", ACCESS_KEY, "aws.secret.access.key", SECRET_KEY);
     }
 
     /** A Hadoop configuration (with Hadoop's defaults loaded) whose s3a:// talks to this server. */
