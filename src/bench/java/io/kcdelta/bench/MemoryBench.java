@@ -2,6 +2,7 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
@@ -14,14 +15,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.json.JsonConverter;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
  * One task's writer (no Kafka) with a Delta partition column of 100 values, so 100 Parquet files are open
@@ -47,7 +44,7 @@ public final class MemoryBench {
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     long[] simulatedMs = {0};
     TopicPartition tp = new TopicPartition("bench", 0);
-    DeltaSinkWriter writer = new DeltaSinkWriter(config, new Context(), HadoopConfigurationFactory.create(config),
+    DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(), HadoopConfigurationFactory.create(config),
         null, SinkMetrics.of(null), () -> simulatedMs[0]);
     writer.open(List.of(tp));
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -93,51 +90,5 @@ public final class MemoryBench {
       }
     }
     return used;
-  }
-
-  static final class Context implements SinkTaskContext {
-    @Override
-    public Map<String, String> configs() {
-      return Map.of();
-    }
-
-    @Override
-    public void offset(Map<TopicPartition, Long> offsets) {
-    }
-
-    @Override
-    public void offset(TopicPartition tp, long offset) {
-    }
-
-    @Override
-    public void timeout(long timeoutMs) {
-    }
-
-    @Override
-    public Set<TopicPartition> assignment() {
-      return Set.of(new TopicPartition("bench", 0));
-    }
-
-    @Override
-    public void pause(TopicPartition... partitions) {
-    }
-
-    @Override
-    public void resume(TopicPartition... partitions) {
-    }
-
-    @Override
-    public void requestCommit() {
-    }
-
-    @Override
-    public ErrantRecordReporter errantRecordReporter() {
-      return null;
-    }
-
-    @Override
-    public PluginMetrics pluginMetrics() {
-      return null;
-    }
   }
 }

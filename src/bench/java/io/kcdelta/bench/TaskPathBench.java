@@ -2,6 +2,7 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
@@ -40,7 +41,7 @@ public final class TaskPathBench {
       DeltaSinkConfig config = new DeltaSinkConfig(props);
       long[] clock = {0};
       TopicPartition tp = new TopicPartition("bench", 0);
-      DeltaSinkWriter writer = new DeltaSinkWriter(config, new MemoryBench.Context(),
+      DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(),
           HadoopConfigurationFactory.create(config), null, SinkMetrics.of(null), () -> clock[0]);
       writer.open(List.of(tp));
       long cpu0 = threads.getCurrentThreadCpuTime();
