@@ -159,7 +159,7 @@ public final class DeltaSinkWriter {
         problem = new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
             + e.getMessage(), e);
       } catch (IOException | RuntimeException e) {
-        rewindTable(table, "writing a data file failed", e);
+        rewindTable(table, "writing a data file", e);
         return false;
       }
     }
@@ -225,7 +225,7 @@ public final class DeltaSinkWriter {
     try {
       batch = table.drain();
     } catch (IOException | RuntimeException e) {
-      rewindTable(table, "finishing data files failed", e);
+      rewindTable(table, "finishing data files", e);
       return;
     }
     Map<TopicPartition, Long> expected = new HashMap<>();
