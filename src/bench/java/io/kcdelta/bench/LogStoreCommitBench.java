@@ -12,6 +12,10 @@ import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -48,14 +52,28 @@ public final class LogStoreCommitBench {
             conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
 
             // Warm-up: class loading, JIT, connection pools; not measured.
+            createTable(conf, s3.uri("warmup"));
             run(conf, s3.uri("warmup"), 2, 10);
             System.out.printf("%-11s %8s %10s %9s %9s %9s%n", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
             for (int committers : levels) {
                 int perCommitter = Math.max(1, commitsPerLevel / committers);
-                Result r = run(conf, s3.uri("bench-" + committers), committers, perCommitter);
-                System.out.printf("%-11d %8d %10.1f %9.0f %9.0f %9.0f%n", committers, r.latenciesMs.size(),
-                        r.latenciesMs.size() / r.wallSeconds, pct(r.latenciesMs, 50), pct(r.latenciesMs, 99),
+                String table = s3.uri("bench-" + committers);
+                createTable(conf, table);
+                RequestCounter.reset();
+                long jvmCpu0 = jvmCpuNanos();
+                long childCpu0 = childCpuNanos();
+                Result r = run(conf, table, committers, perCommitter);
+                int n = r.latenciesMs.size();
+                long jvmCpu = jvmCpuNanos() - jvmCpu0;
+                long childCpu = childCpuNanos() - childCpu0;
+                System.out.printf("%-11d %8d %10.1f %9.0f %9.0f %9.0f%n", committers, n,
+                        n / r.wallSeconds, pct(r.latenciesMs, 50), pct(r.latenciesMs, 99),
                         pct(r.latenciesMs, 100));
+                if (Boolean.getBoolean("bench.details")) {
+                    System.out.printf("    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
+                            jvmCpu / 1e6 / n, childCpu / 1e6 / n);
+                    System.out.print(RequestCounter.report(n));
+                }
             }
         }
     }
@@ -64,7 +82,6 @@ public final class LogStoreCommitBench {
     }
 
     private static Result run(Configuration conf, String table, int committers, int perCommitter) throws Exception {
-        createTable(conf, table);
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
         CyclicBarrier barrier = new CyclicBarrier(committers + 1);
         ExecutorService pool = Executors.newFixedThreadPool(committers);
@@ -100,6 +117,25 @@ public final class LogStoreCommitBench {
         txn.updateMetadata(Metadata.builder()
                 .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)})).build());
         txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "bench");
+    }
+
+    private static long jvmCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** utime + stime of the child processes (dynalite's node), from /proc; 0 where there is no /proc. */
+    private static long childCpuNanos() {
+        long ticks = 0;
+        for (ProcessHandle child : ProcessHandle.current().descendants().toList()) {
+            try {
+                String stat = Files.readString(Path.of("/proc/" + child.pid() + "/stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            } catch (IOException | RuntimeException e) {
+                // gone or not Linux
+            }
+        }
+        return ticks * 10_000_000L; // USER_HZ = 100
     }
 
     private static double pct(List<Double> values, int p) {

@@ -1,24 +1,38 @@
 package io.kcdelta.logstore;
 
+import io.delta.storage.CloseableIterator;
 import io.delta.storage.HadoopFileSystemLogStore;
+import io.delta.storage.LineCloseableIterator;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +75,12 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     private static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
     /** Static: Delta Standalone creates one store per DeltaLog, but the files they guard are shared. */
     private static final PathLocks LOCKS = new PathLocks();
+    private static final String OPEN_READ_POLICY = "fs.option.openfile.read.policy";
+    /** Shared by the stores of a JVM: the tasks of a connector in one worker read the same commits. */
+    private static final CommitFileCache COMMIT_FILES = new CommitFileCache(32L << 20, 1L << 20);
+
+    /** Commit files of the last listing, for {@link #read}: one store per DeltaLog, so one table. */
+    private final ListedCommits listedCommits = new ListedCommits();
 
     private final DynamoDbSettings settings;
     private final DynamoDbRetrier retrier;
@@ -132,7 +152,9 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
         hook.after(CommitHook.Step.ENTRY_PUT, file);
 
         try {
-            createIfAbsent(fs, file, content);
+            if (!isFile(fs, file)) {
+                publish(fs, file, content);
+            }
             hook.after(CommitHook.Step.COPIED, file);
             entries.put(claim.asComplete(expireTime()));
         } catch (IOException | SdkException e) {
@@ -171,7 +193,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
                     throw new FileNotFoundException("cannot recover " + file + ": DynamoDB says it was won with "
                             + entry.tempPath() + ", which no longer exists");
                 }
-                createIfAbsent(fs, file, content);
+                publish(fs, file, content);
             }
             entries.put(entry.asComplete(expireTime()));
             LOG.info("Recovered incomplete commit {} of {}", entry.fileName(), entry.tablePath());
@@ -189,7 +211,64 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
         if (latest.isPresent() && !latest.get().complete()) {
             recover(fs, logDir, latest.get());
         }
-        return super.listFrom(path, hadoopConf);
+        // As HadoopFileSystemLogStore.listFrom, minus its exists() probe of the log directory (on S3A
+        // a HEAD and a LIST before the listing's own LIST): listStatus throws FileNotFoundException
+        // for a missing directory itself.
+        FileStatus[] files = fs.listStatus(path.getParent());
+        String from = path.getName();
+        List<FileStatus> listed = new ArrayList<>();
+        for (FileStatus f : files) {
+            if (f.getPath().getName().compareTo(from) >= 0) {
+                listed.add(f);
+            }
+        }
+        listed.sort(Comparator.comparing(f -> f.getPath().getName()));
+        listedCommits.remember(listed);
+        return listed.iterator();
+    }
+
+    /**
+     * As HadoopFileSystemLogStore.read, but for a commit file that the last {@link #listFrom} listed:
+     * <ul>
+     * <li>its content may come from {@link CommitFileCache}, keyed by path, length and ETag (a
+     *     content hash on S3), because Delta Standalone reads the same commits again for every new
+     *     snapshot and every conflict check;</li>
+     * <li>otherwise it is opened with its listed status, which spares S3A the HEAD it sends before
+     *     every open.</li>
+     * </ul>
+     * Commit files are immutable (created once; a recovery race rewrites the same bytes), so the
+     * listed length and ETag stay right.
+     */
+    @Override
+    public CloseableIterator<String> read(Path path, Configuration hadoopConf) throws IOException {
+        FileStatus listed = listedCommits.get(path);
+        if (listed == null) {
+            return super.read(path, hadoopConf);
+        }
+        CommitFileCache.Key key = CommitFileCache.keyOf(listed);
+        byte[] cached = key == null ? null : COMMIT_FILES.get(key);
+        if (cached != null) {
+            return lines(new ByteArrayInputStream(cached));
+        }
+        FileSystem fs = path.getFileSystem(hadoopConf);
+        FSDataInputStream in = awaitOpen(fs.openFile(listed.getPath())
+                .withFileStatus(listed)
+                .opt(OPEN_READ_POLICY, "whole-file"));
+        if (key == null || !COMMIT_FILES.fits(listed.getLen())) {
+            return lines(in);
+        }
+        byte[] content;
+        try (in) {
+            content = in.readAllBytes();
+        }
+        if (content.length == listed.getLen()) {
+            COMMIT_FILES.put(key, content);
+        }
+        return lines(new ByteArrayInputStream(content));
+    }
+
+    private static CloseableIterator<String> lines(InputStream in) {
+        return new LineCloseableIterator(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
     }
 
     @Override
@@ -204,15 +283,15 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     }
 
     /**
-     * Publishes a commit file unless it exists. S3A's overwrite=false check is not atomic, but every
-     * publisher of a version writes the content of the one temp file named in its DynamoDB entry, so
-     * a lost race rewrites identical bytes.
+     * Publishes a commit file that the caller has just found absent ({@link #isFile}: the
+     * overwrite=false check of step 3, one HEAD). S3A's own overwrite=false create would add a LIST
+     * probing for a directory named like the file and still not be atomic; every publisher of a
+     * version writes the content of the one temp file named in its DynamoDB entry, so a lost race
+     * rewrites identical bytes.
      */
-    private static void createIfAbsent(FileSystem fs, Path to, byte[] content) throws IOException {
-        try (FSDataOutputStream out = fs.create(to, false)) {
+    private static void publish(FileSystem fs, Path to, byte[] content) throws IOException {
+        try (FSDataOutputStream out = createUnchecked(fs, to)) {
             out.write(content);
-        } catch (org.apache.hadoop.fs.FileAlreadyExistsException | FileAlreadyExistsException e) {
-            LOG.debug("{} already exists; another writer or recoverer copied it", to);
         }
     }
 
@@ -232,7 +311,10 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** For fresh UUID names: S3A's probes for an existing file or directory there are pure cost. */
+    /**
+     * For fresh UUID names, and commit files found absent just before: S3A's probes for an existing
+     * file or directory there are pure cost.
+     */
     @SuppressWarnings({"rawtypes", "unchecked"})
     private static FSDataOutputStream createUnchecked(FileSystem fs, Path path) throws IOException {
         FSDataOutputStreamBuilder builder = fs.createFile(path);
@@ -245,6 +327,43 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     @SuppressWarnings("deprecation")
     private static boolean isFile(FileSystem fs, Path path) throws IOException {
         return fs.isFile(path);
+    }
+
+    private static FSDataInputStream awaitOpen(FutureDataInputStreamBuilder builder) throws IOException {
+        try {
+            return builder.build().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while opening a commit file");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause());
+        }
+    }
+
+    /**
+     * The statuses of the commit files ({@code NNN.json}) of the latest listing, by qualified path.
+     * Replaced whole by every listing, so it never holds more than one listing's worth.
+     */
+    static final class ListedCommits {
+        private volatile Map<Path, FileStatus> byPath = Map.of();
+
+        void remember(List<FileStatus> listing) {
+            Map<Path, FileStatus> m = new HashMap<>();
+            for (FileStatus f : listing) {
+                if (f.isFile() && DELTA_FILE.matcher(f.getPath().getName()).matches()) {
+                    m.put(f.getPath(), f);
+                }
+            }
+            byPath = m;
+        }
+
+        FileStatus get(Path path) {
+            Map<Path, FileStatus> m = byPath;
+            return m.isEmpty() ? null : m.get(path);
+        }
     }
 
     private long expireTime() {

@@ -213,6 +213,42 @@ class DynamoDbLogStoreProtocolTest {
     }
 
     @Test
+    void listFromOfAMissingLogDirectoryThrowsFileNotFound() {
+        assertThrows(java.io.FileNotFoundException.class, () -> store.listFrom(deltaFile(tablePath, 0), conf));
+    }
+
+    @Test
+    void readOfListedCommitsReturnsTheirContentAndANewListingSeesARecreatedTable() throws IOException {
+        write(0, addLine("a"));
+        write(1, addLine("b"), addLine("c"));
+        names(store.listFrom(deltaFile(tablePath, 0), conf));
+        for (int pass = 0; pass < 2; pass++) { // the second pass is served from the cache
+            assertEquals(List.of(addLine("a")), lines(store.read(deltaFile(tablePath, 0), conf)));
+            assertEquals(List.of(addLine("b"), addLine("c")), lines(store.read(deltaFile(tablePath, 1), conf)));
+        }
+        // The table is deleted and recreated under the same path: same names, new content.
+        fs().delete(new Path(tablePath), true);
+        client.deleteItem(b -> b.tableName(DDB_TABLE).key(LogEntry.key(tablePath, DynamoDbLogStore.deltaFileName(0))));
+        client.deleteItem(b -> b.tableName(DDB_TABLE).key(LogEntry.key(tablePath, DynamoDbLogStore.deltaFileName(1))));
+        write(0, addLine("x"));
+        DynamoDbLogStore other = new DynamoDbLogStore(conf);
+        names(other.listFrom(deltaFile(tablePath, 0), conf));
+        assertEquals(List.of(addLine("x")), lines(other.read(deltaFile(tablePath, 0), conf)));
+        names(store.listFrom(deltaFile(tablePath, 0), conf));
+        assertEquals(List.of(addLine("x")), lines(store.read(deltaFile(tablePath, 0), conf)), "a new listing, a new ETag");
+        // A file no listing showed is read from S3 as before.
+        assertThrows(java.io.FileNotFoundException.class, () -> store.read(deltaFile(tablePath, 1), conf));
+    }
+
+    private static List<String> lines(io.delta.storage.CloseableIterator<String> it) throws IOException {
+        List<String> out = new java.util.ArrayList<>();
+        try (it) {
+            it.forEachRemaining(out::add);
+        }
+        return out;
+    }
+
+    @Test
     void unreachableDynamoDbFailsAfterTheRetryBudgetWithAClearMessage() throws IOException {
         int deadPort;
         try (ServerSocket socket = new ServerSocket(0)) {
