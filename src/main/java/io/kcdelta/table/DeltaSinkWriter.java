@@ -147,29 +147,40 @@ public final class DeltaSinkWriter {
 
   /** @return false when the table's batch was dropped and its partitions rewound instead */
   private boolean write(SinkRecord record, TableWriter table, TopicPartition tp, long offset, long now) {
-    DataException problem = problemOf(record, table);
-    if (problem == null) {
-      try {
-        table.write((Struct) record.value(), table.layoutFor(record.valueSchema()), tp, offset, now);
-        metrics.recordAccepted();
-        return true;
-      } catch (DataException e) {
-        // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
-        // value before writing any of it, so the open file stays intact.
-        problem = new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
-            + e.getMessage(), e);
-      } catch (IOException | RuntimeException e) {
-        rewindTable(table, "writing a data file", e);
-        return false;
-      }
+    DataException problem = problemOf(record);
+    if (problem != null) {
+      return skipErrant(record, problem, table, tp, offset, now);
     }
+    TableWriter.RecordLayout layout;
+    try {
+      layout = table.layoutFor(record.valueSchema());
+    } catch (DataException e) {
+      return skipErrant(record, cannotBeWritten(record, table, e), table, tp, offset, now);
+    }
+    try {
+      table.write((Struct) record.value(), layout, tp, offset, now);
+    } catch (DataException e) {
+      // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
+      // value before writing any of it, so the open file stays intact.
+      return skipErrant(record, cannotBeWritten(record, table, e), table, tp, offset, now);
+    } catch (IOException | RuntimeException e) {
+      rewindTable(table, "writing a data file", e);
+      return false;
+    }
+    metrics.recordAccepted();
+    return true;
+  }
+
+  /** Reports the record (or fails the task without a reporter); its offset still counts as processed. */
+  private boolean skipErrant(SinkRecord record, DataException problem, TableWriter table, TopicPartition tp,
+      long offset, long now) {
     reportErrant(record, problem);
     table.markProcessed(tp, offset, now);
     return true;
   }
 
-  /** Why the record cannot become a row of the table, or null when it can (nothing is written yet). */
-  private DataException problemOf(SinkRecord record, TableWriter table) {
+  /** Why the record cannot be a row at all (no value, no schema), or null; the table checks the rest. */
+  private DataException problemOf(SinkRecord record) {
     Object value = record.value();
     if (value == null) {
       return config.nullValueBehavior() == NullValueBehavior.FAIL
@@ -182,14 +193,12 @@ public final class DeltaSinkWriter {
           + value.getClass().getSimpleName() + "). Use a converter that produces schemas: Avro, Protobuf, "
           + "JSON Schema, or JsonConverter with schemas.enable=true.");
     }
-    try {
-      // Values are checked by the encoder, which validates each row whole before writing it.
-      table.layoutFor(record.valueSchema());
-      return null;
-    } catch (DataException e) {
-      return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
-          + e.getMessage(), e);
-    }
+    return null;
+  }
+
+  private static DataException cannotBeWritten(SinkRecord record, TableWriter table, DataException cause) {
+    return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
+        + cause.getMessage(), cause);
   }
 
   private void reportErrant(SinkRecord record, DataException error) {
