@@ -19,6 +19,12 @@ public class DeltaSinkConnector extends SinkConnector {
   /** Validation must answer the REST call promptly; the task retries slow storage on its own. */
   private static final Duration EXISTING_TABLE_TIMEOUT = Duration.ofSeconds(10);
 
+  /**
+   * Task number, added to each task's config: Connect numbers tasks by their index in
+   * {@link #taskConfigs}, and the metrics of workers before 4.1 need it as their "task" tag.
+   */
+  static final String TASK_ID = "kcdelta.task.id";
+
   private Map<String, String> props;
 
   @Override
@@ -41,9 +47,17 @@ public class DeltaSinkConnector extends SinkConnector {
   public List<Map<String, String>> taskConfigs(int maxTasks) {
     List<Map<String, String>> configs = new ArrayList<>(maxTasks);
     for (int i = 0; i < maxTasks; i++) {
-      configs.add(new HashMap<>(props));
+      Map<String, String> config = new HashMap<>(props);
+      config.put(TASK_ID, String.valueOf(i));
+      configs.add(config);
     }
     return configs;
+  }
+
+  /** The task's number from its config (0 for a config not made by {@link #taskConfigs}). */
+  static int taskId(Map<String, String> taskProps) {
+    String id = taskProps.get(TASK_ID);
+    return id == null ? 0 : Integer.parseInt(id);
   }
 
   @Override

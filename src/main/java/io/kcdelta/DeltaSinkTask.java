@@ -1,5 +1,7 @@
 package io.kcdelta;
 
+import io.kcdelta.compat.ConnectApi;
+import io.kcdelta.compat.TaskMetricRegistry;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.table.DeltaSinkWriter;
@@ -9,13 +11,17 @@ import java.util.Collection;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Kafka Connect entry point of a task; the exactly-once work is {@link DeltaSinkWriter}'s. */
 public class DeltaSinkTask extends SinkTask {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaSinkTask.class);
+
   private DeltaSinkWriter writer;
+  private TaskMetricRegistry metrics;
 
   @Override
   public String version() {
@@ -25,17 +31,13 @@ public class DeltaSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     DeltaSinkConfig config = new DeltaSinkConfig(props);
-    ErrantRecordReporter reporter = errantRecordReporter();
-    writer = new DeltaSinkWriter(config, context, HadoopConfigurationFactory.create(config), reporter,
-        SinkMetrics.of(context.pluginMetrics()), System::currentTimeMillis);
-  }
-
-  private ErrantRecordReporter errantRecordReporter() {
-    try {
-      return context.errantRecordReporter();
-    } catch (NoSuchMethodError | NoClassDefFoundError e) {
-      return null;
-    }
+    ConnectApi api = ConnectApi.ofWorker();
+    int taskId = DeltaSinkConnector.taskId(props);
+    LOG.info("Task {} of connector {} starting, version {}; Connect API: {}", taskId, config.connectorName(),
+        Version.get(), api);
+    metrics = api.metrics(context, config.connectorName(), taskId);
+    writer = new DeltaSinkWriter(config, context, HadoopConfigurationFactory.create(config),
+        context.errantRecordReporter(), SinkMetrics.of(metrics), api.recordOrigin(), System::currentTimeMillis);
   }
 
   @Override
@@ -62,6 +64,9 @@ public class DeltaSinkTask extends SinkTask {
   public void stop() {
     if (writer != null) {
       writer.stop();
+    }
+    if (metrics != null) {
+      metrics.close();
     }
   }
 }

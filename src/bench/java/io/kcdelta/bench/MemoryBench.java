@@ -4,6 +4,7 @@ import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
+import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -45,7 +46,7 @@ public final class MemoryBench {
     long[] simulatedMs = {0};
     TopicPartition tp = new TopicPartition("bench", 0);
     DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(), HadoopConfigurationFactory.create(config),
-        null, SinkMetrics.of(null), () -> simulatedMs[0]);
+        null, SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> simulatedMs[0]);
     writer.open(List.of(tp));
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();

@@ -4,6 +4,7 @@ import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
+import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ public final class TaskPathBench {
       long[] clock = {0};
       TopicPartition tp = new TopicPartition("bench", 0);
       DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(),
-          HadoopConfigurationFactory.create(config), null, SinkMetrics.of(null), () -> clock[0]);
+          HadoopConfigurationFactory.create(config), null, SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> clock[0]);
       writer.open(List.of(tp));
       long cpu0 = threads.getCurrentThreadCpuTime();
       long alloc0 = threads.getCurrentThreadAllocatedBytes();

@@ -218,6 +218,12 @@ public final class DeltaSinkConfig extends AbstractConfig {
     return id.trim();
   }
 
+  /** The connector's name as Connect gave it ("name"), or "unnamed" outside Connect (tools, tests). */
+  public String connectorName() {
+    String name = originalsStrings().get(CONNECTOR_NAME);
+    return name == null || name.isBlank() ? "unnamed" : name;
+  }
+
   public long flushIntervalMs() {
     return getLong(FLUSH_INTERVAL_MS);
   }

@@ -60,6 +60,7 @@ public final class DeltaSinkWriter {
   private final ErrantRecordReporter reporter;
   private final LongSupplier clock;
   private final SinkMetrics metrics;
+  private final RecordOrigin origin;
 
   private final Map<String, TableWriter> tables = new HashMap<>();
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
@@ -70,12 +71,13 @@ public final class DeltaSinkWriter {
   private boolean failed;
 
   public DeltaSinkWriter(DeltaSinkConfig config, SinkTaskContext context, Configuration conf,
-      ErrantRecordReporter reporter, SinkMetrics metrics, LongSupplier clock) {
+      ErrantRecordReporter reporter, SinkMetrics metrics, RecordOrigin origin, LongSupplier clock) {
     this.config = config;
     this.context = context;
     this.conf = conf;
     this.reporter = reporter;
     this.metrics = metrics;
+    this.origin = origin;
     this.clock = clock;
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
   }
@@ -129,8 +131,8 @@ public final class DeltaSinkWriter {
   }
 
   private void accept(SinkRecord record, long now) {
-    TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
-    long offset = record.originalKafkaOffset();
+    TopicPartition tp = origin.partition(record);
+    long offset = origin.offset(record);
     PartitionProgress p = progress.get(tp);
     if (p == null || p.rewindPending || offset <= p.lastSeen) {
       metrics.recordSkipped();
@@ -196,7 +198,7 @@ public final class DeltaSinkWriter {
     return null;
   }
 
-  private static DataException cannotBeWritten(SinkRecord record, TableWriter table, DataException cause) {
+  private DataException cannotBeWritten(SinkRecord record, TableWriter table, DataException cause) {
     return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
         + cause.getMessage(), cause);
   }
@@ -213,8 +215,8 @@ public final class DeltaSinkWriter {
     pendingReports.add(reporter.report(record, error));
   }
 
-  private static String where(SinkRecord r) {
-    return r.originalTopic() + "-" + r.originalKafkaPartition() + "@" + r.originalKafkaOffset();
+  private String where(SinkRecord r) {
+    return origin.describe(r);
   }
 
   // ---------------------------------------------------------------- commit

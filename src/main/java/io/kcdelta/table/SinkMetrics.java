@@ -1,7 +1,5 @@
 package io.kcdelta.table;
 
-import java.util.LinkedHashMap;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.CumulativeCount;
@@ -9,7 +7,10 @@ import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Rate;
 
-/** The task's operational metrics, published through Connect's plugin metrics (JMX and reporters). */
+/**
+ * The task's operational metrics. On every Connect version they appear in JMX as
+ * {@code kafka.connect:type=plugins,connector=<name>,task=<id>} (see {@link MetricRegistry}).
+ */
 public final class SinkMetrics {
   private final Sensor accepted;
   private final Sensor skipped;
@@ -20,7 +21,7 @@ public final class SinkMetrics {
   private final Sensor committedBytes;
   private final Sensor fenced;
 
-  private SinkMetrics(PluginMetrics metrics) {
+  private SinkMetrics(MetricRegistry metrics) {
     accepted = counter(metrics, "records-written", "rows buffered for the table");
     skipped = counter(metrics, "records-skipped", "redelivered records and ignored tombstones");
     errant = counter(metrics, "records-errant", "records sent to the errant record reporter");
@@ -28,30 +29,30 @@ public final class SinkMetrics {
     committedRows = counter(metrics, "committed-rows", "rows made durable in the Delta log");
     committedBytes = counter(metrics, "committed-bytes", "bytes of Parquet made durable");
     fenced = counter(metrics, "commits-fenced", "batches refused because another writer owned the partitions");
-    commitLatency = metrics == null ? null : metrics.addSensor("commit-latency");
+    commitLatency = metrics == null ? null : metrics.sensor("commit-latency");
     if (commitLatency != null) {
-      commitLatency.add(metrics.metricName("commit-latency-avg-ms", "average commit time", tags()), new Avg());
-      commitLatency.add(metrics.metricName("commit-latency-max-ms", "longest commit time", tags()), new Max());
+      commitLatency.add(metrics.metricName("commit-latency-avg-ms", "average commit time"), new Avg());
+      commitLatency.add(metrics.metricName("commit-latency-max-ms", "longest commit time"), new Max());
     }
   }
 
-  /** @param metrics null where the worker offers none (then nothing is recorded) */
-  public static SinkMetrics of(PluginMetrics metrics) {
+  public static SinkMetrics of(MetricRegistry metrics) {
     return new SinkMetrics(metrics);
   }
 
-  private static Sensor counter(PluginMetrics metrics, String name, String what) {
+  /** Records nothing (tests, benchmarks). */
+  public static SinkMetrics none() {
+    return new SinkMetrics(null);
+  }
+
+  private static Sensor counter(MetricRegistry metrics, String name, String what) {
     if (metrics == null) {
       return null;
     }
-    Sensor s = metrics.addSensor(name);
-    s.add(metrics.metricName(name + "-total", "total " + what, tags()), new CumulativeSum());
-    s.add(metrics.metricName(name + "-rate", "per second: " + what, tags()), new Rate());
+    Sensor s = metrics.sensor(name);
+    s.add(metrics.metricName(name + "-total", "total " + what), new CumulativeSum());
+    s.add(metrics.metricName(name + "-rate", "per second: " + what), new Rate());
     return s;
-  }
-
-  private static LinkedHashMap<String, String> tags() {
-    return new LinkedHashMap<>();
   }
 
   void recordAccepted() {

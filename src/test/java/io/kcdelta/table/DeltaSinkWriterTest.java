@@ -64,7 +64,7 @@ class DeltaSinkWriterTest {
   private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
     DeltaSinkConfig config = config(kv);
     return new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), ctx.reporter,
-        SinkMetrics.of(null), clock::get);
+        SinkMetrics.none(), RecordOrigin.ORIGINAL, clock::get);
   }
 
   private static SinkRecord record(long offset) {
@@ -192,7 +192,7 @@ class DeltaSinkWriterTest {
   void tombstonesFailWithoutAReporterWhenConfiguredSo() {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = new DeltaSinkWriter(config("behavior.on.null.values", "fail"), ctx, conf, null,
-        SinkMetrics.of(null), clock::get);
+        SinkMetrics.none(), RecordOrigin.ORIGINAL, clock::get);
     w.open(List.of(TP));
     DataException e = assertThrows(DataException.class,
         () -> w.put(List.of(new SinkRecord(TP.topic(), TP.partition(), null, null, null, null, 0))));

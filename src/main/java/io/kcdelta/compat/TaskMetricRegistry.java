@@ -1,0 +1,9 @@
+package io.kcdelta.compat;
+
+import io.kcdelta.table.MetricRegistry;
+
+/** A task's {@link MetricRegistry}, released when the task stops. */
+public interface TaskMetricRegistry extends MetricRegistry, AutoCloseable {
+  @Override
+  void close();
+}

@@ -1,0 +1,48 @@
+package io.kcdelta.table;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Which Kafka coordinates of a record the exactly-once protocol uses: its txn appId, dedupe and seeks
+ * must name the partition the consumer actually reads, whatever an SMT did to the record.
+ */
+public enum RecordOrigin {
+  /** Connect 3.6+ (KIP-793): the coordinates as consumed, before any SMT rewrote topic or partition. */
+  ORIGINAL {
+    @Override
+    public TopicPartition partition(SinkRecord r) {
+      return new TopicPartition(r.originalTopic(), r.originalKafkaPartition());
+    }
+
+    @Override
+    public long offset(SinkRecord r) {
+      return r.originalKafkaOffset();
+    }
+  },
+  /**
+   * Before Connect 3.6 the runtime keeps no original coordinates: the record's own, which an SMT that
+   * renames the topic or changes the partition has already rewritten.
+   */
+  AS_DELIVERED {
+    @Override
+    public TopicPartition partition(SinkRecord r) {
+      return new TopicPartition(r.topic(), r.kafkaPartition());
+    }
+
+    @Override
+    public long offset(SinkRecord r) {
+      return r.kafkaOffset();
+    }
+  };
+
+  public abstract TopicPartition partition(SinkRecord r);
+
+  public abstract long offset(SinkRecord r);
+
+  /** {@code topic-partition@offset}, for messages. */
+  public String describe(SinkRecord r) {
+    TopicPartition tp = partition(r);
+    return tp.topic() + "-" + tp.partition() + "@" + offset(r);
+  }
+}
