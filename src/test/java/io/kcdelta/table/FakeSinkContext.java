@@ -20,6 +20,8 @@ public final class FakeSinkContext implements SinkTaskContext {
   public final Set<TopicPartition> assignment = new HashSet<>();
   public final List<SinkRecord> errant = new CopyOnWriteArrayList<>();
   final List<Throwable> errors = new CopyOnWriteArrayList<>();
+  /** What {@link #pluginMetrics()} returns: none unless a test plays a Connect 4.1+ worker. */
+  public PluginMetrics pluginMetrics;
 
   final ErrantRecordReporter reporter = (record, error) -> {
     errant.add(record);
@@ -71,6 +73,6 @@ public final class FakeSinkContext implements SinkTaskContext {
 
   @Override
   public PluginMetrics pluginMetrics() {
-    return null;
+    return pluginMetrics;
   }
 }

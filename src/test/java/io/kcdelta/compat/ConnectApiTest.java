@@ -1,0 +1,169 @@
+package io.kcdelta.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.kcdelta.table.FakeSinkContext;
+import io.kcdelta.table.MetricRegistry;
+import io.kcdelta.table.RecordOrigin;
+import io.kcdelta.table.SinkMetrics;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/** The branches of the compatibility seam: record coordinates and where the task's metrics go. */
+class ConnectApiTest {
+  private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
+  private static final String CONNECTOR = "conn-a";
+  private static final int TASK = 3;
+
+  /** Connect's plugin metrics name for a task (KIP-877), which the own JMX registry must match. */
+  private static ObjectName taskMBean() throws JMException {
+    return new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",task=" + TASK);
+  }
+
+  /** Delivered as renamed-7@42 by an SMT; consumed as orders-2@1000. */
+  private static SinkRecord renamedRecord() {
+    return new SinkRecord("renamed", 7, null, "k", null, "v", 42L, 1L, TimestampType.CREATE_TIME, List.of(),
+        "orders", 2, 1000L);
+  }
+
+  @Test
+  void originalCoordinatesWhereTheWorkerKeepsThem() {
+    RecordOrigin origin = new ConnectApi(true, false).recordOrigin();
+    assertSame(RecordOrigin.ORIGINAL, origin);
+    assertEquals(new TopicPartition("orders", 2), origin.partition(renamedRecord()));
+    assertEquals(1000L, origin.offset(renamedRecord()));
+    assertEquals("orders-2@1000", origin.describe(renamedRecord()));
+  }
+
+  @Test
+  void deliveredCoordinatesBeforeConnect36() {
+    RecordOrigin origin = new ConnectApi(false, true).recordOrigin();
+    assertSame(RecordOrigin.AS_DELIVERED, origin);
+    assertEquals(new TopicPartition("renamed", 7), origin.partition(renamedRecord()));
+    assertEquals(42L, origin.offset(renamedRecord()));
+    assertEquals("renamed-7@42", origin.describe(renamedRecord()));
+  }
+
+  @Test
+  void theTestClasspathsConnectHasBothNewApis() {
+    ConnectApi api = ConnectApi.ofWorker();
+    assertSame(RecordOrigin.ORIGINAL, api.recordOrigin());
+    try (TaskMetricRegistry metrics = api.metrics(new FakeSinkContext(), CONNECTOR, TASK)) {
+      assertInstanceOf(PluginMetricRegistry.class, metrics);
+    }
+    assertEquals("record coordinates before SMTs (originalTopic), metrics through Connect plugin metrics",
+        api.toString());
+  }
+
+  @Test
+  void beforeConnect41AnOwnRegistryPublishesTheTaskMetricsToJmx() throws JMException {
+    ObjectName name = taskMBean();
+    assertFalse(JMX.isRegistered(name));
+    TaskMetricRegistry registry = new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
+    assertInstanceOf(JmxMetricRegistry.class, registry);
+    try {
+      recordTwoCommits(registry);
+      assertTrue(JMX.isRegistered(name), name + " registered");
+      assertEquals(2.0, JMX.getAttribute(name, "commits-total"));
+    } finally {
+      registry.close();
+    }
+    assertFalse(JMX.isRegistered(name), "close() unregisters " + name);
+  }
+
+  @Test
+  void pluginMetricsPublishUnderTheSameNamesAsTheOwnRegistry() throws Exception {
+    Map<ObjectName, Set<String>> ownRegistry;
+    TaskMetricRegistry jmx = new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
+    try {
+      recordTwoCommits(jmx);
+      ownRegistry = published();
+    } finally {
+      jmx.close();
+    }
+    assertEquals(Map.of(), published());
+
+    // What a Connect 4.1+ worker hands the task: plugin metrics over the worker's metrics, which report
+    // to JMX in the kafka.connect domain, tagged with the connector and the task.
+    Metrics workerMetrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
+        new KafkaMetricsContext("kafka.connect"));
+    Map<String, String> taskTags = new LinkedHashMap<>();
+    taskTags.put("connector", CONNECTOR);
+    taskTags.put("task", String.valueOf(TASK));
+    PluginMetricsImpl pluginMetrics = new PluginMetricsImpl(workerMetrics, taskTags);
+    FakeSinkContext context = new FakeSinkContext();
+    context.pluginMetrics = pluginMetrics;
+    try {
+      TaskMetricRegistry registry = new ConnectApi(true, true).metrics(context, CONNECTOR, TASK);
+      assertInstanceOf(PluginMetricRegistry.class, registry);
+      recordTwoCommits(registry);
+      assertEquals(2.0, JMX.getAttribute(taskMBean(), "commits-total"));
+      assertEquals(ownRegistry, published(), "both branches publish the same MBean and attributes");
+      assertEquals(Set.of(taskMBean()), published().keySet());
+      registry.close(); // the worker's to close, not the task's
+      assertTrue(JMX.isRegistered(taskMBean()));
+    } finally {
+      pluginMetrics.close();
+      workerMetrics.close();
+    }
+    assertFalse(JMX.isRegistered(taskMBean()));
+  }
+
+  /** The task's sensors as {@link SinkMetrics} creates them; records two commits on "commits". */
+  private static void recordTwoCommits(TaskMetricRegistry registry) {
+    Map<String, Sensor> sensors = new HashMap<>();
+    SinkMetrics.of(new MetricRegistry() {
+      @Override
+      public Sensor sensor(String name) {
+        Sensor s = registry.sensor(name);
+        sensors.put(name, s);
+        return s;
+      }
+
+      @Override
+      public MetricName metricName(String name, String description) {
+        return registry.metricName(name, description);
+      }
+    });
+    sensors.get("commits").record(1);
+    sensors.get("commits").record(1);
+  }
+
+  /** The plugin MBeans of connector conn-a in the platform MBeanServer, with their attribute names. */
+  private static Map<ObjectName, Set<String>> published() throws JMException {
+    Map<ObjectName, Set<String>> found = new HashMap<>();
+    for (ObjectName n : JMX.queryNames(new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",*"),
+        null)) {
+      found.put(n, Arrays.stream(JMX.getMBeanInfo(n).getAttributes()).map(MBeanAttributeInfo::getName)
+          .collect(Collectors.toCollection(TreeSet::new)));
+    }
+    return found;
+  }
+}
