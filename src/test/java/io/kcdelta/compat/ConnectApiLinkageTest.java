@@ -64,7 +64,7 @@ class ConnectApiLinkageTest {
       new Allowed("io.kcdelta.compat.ConnectApi", "org.apache.kafka.connect.sink.SinkTaskContext.pluginMetrics"
           + " ()Lorg/apache/kafka/common/metrics/PluginMetrics;", ON_41 + "; called only then"),
       new Allowed("io.kcdelta.compat.ConnectApi", PLUGIN_METRICS,
-          ON_41 + "; the type of pluginMetrics() and of new PluginMetricRegistry(PluginMetrics)"));
+          ON_41 + "; the type of pluginMetrics() and of new PluginMetricRegistry(PluginMetrics, …)"));
 
   private static Path mainClasses;
   private static Hierarchy compiled;

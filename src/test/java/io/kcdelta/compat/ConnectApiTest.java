@@ -136,6 +136,32 @@ class ConnectApiTest {
     assertFalse(JMX.isRegistered(taskMBean()));
   }
 
+  @Test
+  void tasksSharingAWorkersMetricsKeepTheirOwnSensors() throws Exception {
+    Metrics workerMetrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
+        new KafkaMetricsContext("kafka.connect"));
+    PluginMetricsImpl task3 = new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "3"));
+    PluginMetricsImpl task4 = new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "4"));
+    ObjectName mbean4 = new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",task=4");
+    try {
+      FakeSinkContext context3 = new FakeSinkContext();
+      context3.pluginMetrics = task3;
+      FakeSinkContext context4 = new FakeSinkContext();
+      context4.pluginMetrics = task4;
+      SinkMetrics.of(new ConnectApi(true, true).metrics(context4, CONNECTOR, 4));
+      recordTwoCommits(new ConnectApi(true, true).metrics(context3, CONNECTOR, 3));
+      assertEquals(2.0, JMX.getAttribute(taskMBean(), "commits-total"));
+      assertEquals(0.0, JMX.getAttribute(mbean4, "commits-total"), "task 4 made no commit");
+      task3.close(); // the worker stops task 3
+      assertFalse(JMX.isRegistered(taskMBean()));
+      assertTrue(JMX.isRegistered(mbean4), "task 4's metrics outlive task 3");
+    } finally {
+      task3.close();
+      task4.close();
+      workerMetrics.close();
+    }
+  }
+
   /** The task's sensors as {@link SinkMetrics} creates them; records two commits on "commits". */
   private static void recordTwoCommits(TaskMetricRegistry registry) {
     Map<String, Sensor> sensors = new HashMap<>();
