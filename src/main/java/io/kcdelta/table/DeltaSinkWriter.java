@@ -66,9 +66,9 @@ public final class DeltaSinkWriter {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
   private final Map<TopicPartition, TableWriter> tableOf = new HashMap<>();
   private final List<Future<Void>> pendingReports = new ArrayList<>();
-  /** When the current run of failed commits or uploads started (-1: the last attempt worked). */
-  private long failingSinceMs = -1;
   private boolean failed;
+  /** The partitions close() is closing: no longer ours to seek (Connect would fail the task). */
+  private Set<TopicPartition> closing = Set.of();
 
   public DeltaSinkWriter(DeltaSinkConfig config, SinkTaskContext context, Configuration conf,
       ErrantRecordReporter reporter, SinkMetrics metrics, RecordOrigin origin, LongSupplier clock) {
@@ -119,14 +119,16 @@ public final class DeltaSinkWriter {
       }
       commitDueTables(now);
     } catch (RetriableException e) {
+      // Connect delivers this same batch again, with the seeks asked so far applied only to what it
+      // fetches after it: records of rewound partitions in the redelivery are still stale.
       throw e;
     } catch (RuntimeException e) {
       failed = true;
       throw e;
-    } finally {
-      for (PartitionProgress p : progress.values()) {
-        p.rewindPending = false;
-      }
+    }
+    // The seeks asked so far (here, or in close() before this batch) are applied before the next fetch.
+    for (PartitionProgress p : progress.values()) {
+      p.rewindPending = false;
     }
   }
 
@@ -134,7 +136,12 @@ public final class DeltaSinkWriter {
     TopicPartition tp = origin.partition(record);
     long offset = origin.offset(record);
     PartitionProgress p = progress.get(tp);
-    if (p == null || p.rewindPending || offset <= p.lastSeen) {
+    if (p == null) {
+      failed = true;
+      throw new ConnectException("Connect delivered " + where(record) + " of a partition this task was not "
+          + "given (open() was not called for " + tp + "); refusing to write it without its offsets.");
+    }
+    if (p.rewindPending || offset <= p.lastSeen) {
       metrics.recordSkipped();
       return;
     }
@@ -259,9 +266,9 @@ public final class DeltaSinkWriter {
       }
       // The files are finished and stay valid: keep them for the next attempt.
       table.requeue(batch);
-      throw retryOrFail("commit to " + table.path(), e);
+      throw retryOrFail(table, "commit to " + table.path(), e);
     }
-    failingSinceMs = -1;
+    table.failingSinceMs = -1;
     if (outcome instanceof Committed c) {
       for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
         progress.get(e.getKey()).committed = e.getValue();
@@ -300,14 +307,15 @@ public final class DeltaSinkWriter {
   }
 
   /**
-   * Drops the table's buffered batch and seeks its partitions back to their last durable offset.
+   * Drops the table's buffered batch and seeks its partitions back to their last durable offset
+   * (those being closed excepted: they are no longer ours, their next owner reads the table).
    * A persistent cause (S3 down) fails the task once the retry budget is spent.
    */
   private void rewindTable(TableWriter table, String why, Exception cause) {
     table.abort();
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (Map.Entry<TopicPartition, TableWriter> e : tableOf.entrySet()) {
-      if (e.getValue() == table) {
+      if (e.getValue() == table && !closing.contains(e.getKey())) {
         long target = progress.get(e.getKey()).rewind();
         if (target >= 0) {
           seeks.put(e.getKey(), target);
@@ -318,7 +326,7 @@ public final class DeltaSinkWriter {
     if (cause != null) {
       LOG.warn("Dropped the buffered batch of {} ({}): re-reading from offsets {}", table.path(), why,
           new TreeMap<>(toStrings(seeks)), cause);
-      RuntimeException fatal = retryOrFail(why + " for " + table.path(), cause);
+      RuntimeException fatal = retryOrFail(table, why + " for " + table.path(), cause);
       if (!(fatal instanceof RetriableException)) {
         throw fatal;
       }
@@ -326,12 +334,12 @@ public final class DeltaSinkWriter {
   }
 
   /** A RetriableException within the retry budget, else a ConnectException that says what to check. */
-  private RuntimeException retryOrFail(String what, Exception cause) {
+  private RuntimeException retryOrFail(TableWriter table, String what, Exception cause) {
     long now = clock.getAsLong();
-    if (failingSinceMs < 0) {
-      failingSinceMs = now;
+    if (table.failingSinceMs < 0) {
+      table.failingSinceMs = now;
     }
-    long failingFor = now - failingSinceMs;
+    long failingFor = now - table.failingSinceMs;
     if (failingFor >= config.commitRetryTimeoutMs()) {
       failed = true;
       return new ConnectException("Gave up after " + failingFor + " ms: " + what + " kept failing. "
@@ -353,6 +361,10 @@ public final class DeltaSinkWriter {
     return durable;
   }
 
+  /**
+   * Commits what is buffered for the closed partitions. With the cooperative protocol the others stay
+   * assigned: when that commit fails, their rows are dropped with the batch, so they are re-read.
+   */
   public void close(Collection<TopicPartition> partitions) {
     Set<TableWriter> affected = new HashSet<>();
     for (TopicPartition tp : partitions) {
@@ -361,18 +373,25 @@ public final class DeltaSinkWriter {
         affected.add(t);
       }
     }
-    for (TableWriter table : affected) {
-      if (failed) {
-        table.abort();
-        continue;
+    closing = Set.copyOf(partitions);
+    try {
+      for (TableWriter table : affected) {
+        if (failed) {
+          table.abort();
+          continue;
+        }
+        try {
+          commit(table);
+        } catch (RuntimeException e) {
+          // Not durable: the closed partitions' next owner re-reads them from the table, the
+          // partitions that stay are sought back here.
+          LOG.warn("Could not commit {} while closing partitions {}; their rows will be re-read", table.path(),
+              partitions, e);
+          rewindTable(table, null, null);
+        }
       }
-      try {
-        commit(table);
-      } catch (RuntimeException e) {
-        // Not durable, so the partitions' next owner re-reads these rows from the table's offsets.
-        LOG.warn("Could not commit {} while closing partitions; the rows will be re-read", table.path(), e);
-        table.abort();
-      }
+    } finally {
+      closing = Set.of();
     }
     for (TopicPartition tp : partitions) {
       progress.remove(tp);

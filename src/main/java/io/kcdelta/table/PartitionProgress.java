@@ -14,8 +14,10 @@ final class PartitionProgress {
    */
   long firstReceived = -1;
   /**
-   * put() dropped this partition's batch and asked Connect to seek back to committed + 1; Connect does
-   * so before its next fetch, so the rest of the records of the current put() must not be buffered.
+   * This task asked Connect to seek the partition back to its last durable offset; Connect applies it
+   * only before its next fetch. Until then every record of the partition it delivers is stale: the
+   * rest of the current put(), a redelivery of the same batch after a RetriableException, and the batch
+   * fetched while close() of other partitions asked for the seek. Cleared when a put() returns normally.
    */
   boolean rewindPending;
 
@@ -27,7 +29,9 @@ final class PartitionProgress {
   /** Forgets everything after the last durable offset; returns where to seek (-1: no seek needed). */
   long rewind() {
     lastSeen = committed;
-    rewindPending = true;
-    return committed >= 0 ? committed + 1 : firstReceived;
+    long target = committed >= 0 ? committed + 1 : firstReceived;
+    // Without a target nothing was received since open(): no seek, and what comes next is not stale.
+    rewindPending = target >= 0;
+    return target;
   }
 }

@@ -68,6 +68,11 @@ final class TableWriter {
   private final Set<PendingFile> inDoubt = new HashSet<>();
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
+  /**
+   * When this table's current run of failed commits or uploads started (-1: its last attempt worked).
+   * Per table: a healthy table's commits must not reset a failing table's retry budget.
+   */
+  long failingSinceMs = -1;
 
   TableWriter(String tablePath, Configuration conf, DeltaSinkConfig config) {
     this(tablePath, conf, config, Math.max(MIN_BUFFER_BUDGET, Runtime.getRuntime().maxMemory() / HEAP_SHARE));
@@ -240,7 +245,14 @@ final class TableWriter {
 
   private void finish(List<String> key, OpenFile file) throws IOException {
     openFiles.remove(key);
-    DataFile done = file.writer.finish();
+    DataFile done;
+    try {
+      done = file.writer.finish();
+    } catch (IOException | RuntimeException e) {
+      // not kept anywhere after this: release its buffers and delete what was written of it
+      file.writer.abort();
+      throw e;
+    }
     finished.add(new PendingFile(done, file.partitionValues));
   }
 

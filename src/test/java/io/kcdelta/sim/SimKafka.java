@@ -1,0 +1,62 @@
+package io.kcdelta.sim;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/** The topics' logs and the consumer group's committed offsets. Offsets start at 0, no gaps. */
+final class SimKafka {
+  static final Schema VALUE = SchemaBuilder.struct().name("SimRow")
+      .field("t", Schema.STRING_SCHEMA)
+      .field("p", Schema.INT32_SCHEMA)
+      .field("o", Schema.INT64_SCHEMA)
+      .build();
+
+  private final List<TopicPartition> partitions;
+  private final Map<TopicPartition, List<SinkRecord>> logs = new HashMap<>();
+  /** Offsets whose value is null: with behavior.on.null.values=fail they are errant, never rows. */
+  final Set<String> poison = new TreeSet<>();
+  final Map<TopicPartition, Long> groupOffsets = new HashMap<>();
+
+  SimKafka(List<TopicPartition> partitions) {
+    this.partitions = List.copyOf(partitions);
+    for (TopicPartition tp : partitions) {
+      logs.put(tp, new ArrayList<>());
+    }
+  }
+
+  List<TopicPartition> partitions() {
+    return partitions;
+  }
+
+  void produce(TopicPartition tp, boolean poisonRecord) {
+    List<SinkRecord> log = logs.get(tp);
+    long offset = log.size();
+    Struct value = poisonRecord ? null
+        : new Struct(VALUE).put("t", tp.topic()).put("p", tp.partition()).put("o", offset);
+    if (poisonRecord) {
+      poison.add(key(tp, offset));
+    }
+    log.add(new SinkRecord(tp.topic(), tp.partition(), null, null, VALUE, value, offset));
+  }
+
+  long endOffset(TopicPartition tp) {
+    return logs.get(tp).size();
+  }
+
+  SinkRecord read(TopicPartition tp, long offset) {
+    return logs.get(tp).get((int) offset);
+  }
+
+  static String key(TopicPartition tp, long offset) {
+    return tp.topic() + "-" + tp.partition() + "@" + offset;
+  }
+}

@@ -1,0 +1,25 @@
+package io.kcdelta.sim;
+
+import io.delta.storage.LocalLogStore;
+import java.io.IOException;
+import java.util.Iterator;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+
+/** Delta's local log store with {@link SimFaults} applied to commits (writes of N.json). */
+public class SimLogStore extends LocalLogStore {
+  public SimLogStore(Configuration conf) {
+    super(conf);
+  }
+
+  @Override
+  public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration conf) throws IOException {
+    if (overwrite) {
+      super.write(path, actions, true, conf);
+      return;
+    }
+    SimFaults.maybeFail(SimFaults.commitBefore, "writing " + path.getName());
+    super.write(path, actions, false, conf);
+    SimFaults.maybeFail(SimFaults.commitAfter, "lost the answer after writing " + path.getName());
+  }
+}
