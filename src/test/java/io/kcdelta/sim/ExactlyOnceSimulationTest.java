@@ -14,14 +14,14 @@ import org.junit.jupiter.api.Test;
  * Random schedules of Connect runtime events (produce, poll/put, RetriableException redelivery, eager and
  * cooperative rebalances among up to three task instances, graceful stops, crashes, zombies) and storage
  * faults (data file create/upload failures, commits that fail before or after landing) against the real
- * writer on local Delta tables. {@code -Dsim.schedules=N} (default 2000) and {@code -Dsim.seed=S} (first seed).
+ * writer on local Delta tables. {@code -Dsim.schedules=N} (default 150) and {@code -Dsim.seed=S} (first seed).
  */
 class ExactlyOnceSimulationTest {
   private static final int STEPS = 120;
 
   @Test
   void randomSchedulesKeepTheExactlyOnceContract() throws IOException {
-    int schedules = Integer.getInteger("sim.schedules", 2000);
+    int schedules = Integer.getInteger("sim.schedules", 150);
     long first = Long.getLong("sim.seed", 1);
     Path base = baseDir();
     // the first failing seed of each kind of violation, and how many seeds failed that way
