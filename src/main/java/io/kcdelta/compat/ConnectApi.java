@@ -42,7 +42,7 @@ public final class ConnectApi {
    * publishes the same names and tags to JMX (the caller closes it in {@code stop()}).
    */
   public TaskMetricRegistry metrics(SinkTaskContext context, String connector, int task) {
-    return pluginMetrics ? new PluginMetricRegistry(context.pluginMetrics())
+    return pluginMetrics ? new PluginMetricRegistry(context.pluginMetrics(), connector, task)
         : JmxMetricRegistry.forTask(connector, task);
   }
 
