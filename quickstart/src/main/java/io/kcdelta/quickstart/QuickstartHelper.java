@@ -25,10 +25,19 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -41,6 +50,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Sanitizer;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -59,6 +69,14 @@ import org.apache.kafka.connect.json.JsonConverter;
  *       waits until the Delta table holds N rows (progress every few seconds; fails fast if the
  *       connector or a task FAILED), then prints versions, files, rows and txn offsets per partition,
  *       and checks them against the topic's end offsets. Exit 0 = all rows landed exactly once.
+ *   metrics --table-dir DIR --connector NAME --jmx HOST:PORT,... [--connect URL,...]
+ *           [--worker-logs FILE,...] [--expect-connect-version V] [--timeout SECONDS] [--summary FILE]
+ *       asks each worker's REST API for its Connect version, reads from the worker logs what the task
+ *       detected ("Connect API: ..."), and sums commits-total and committed-rows-total over the
+ *       kafka.connect:type=plugins,connector=NAME,task=* MBeans of every worker's JMX. Exit 0 only if
+ *       commits-total > 0 and committed-rows-total = the rows in the table (polled until the timeout:
+ *       a task records its metrics just after its commit lands). --summary writes the figures as
+ *       key=value lines (read by bin/compat-test).
  * </pre>
  * The table is read straight from s3proxy's filesystem back-end (objects are plain files there).
  */
@@ -77,6 +95,7 @@ public final class QuickstartHelper {
     switch (args[0]) {
       case "produce" -> rc = produce(opts);
       case "report" -> rc = report(opts);
+      case "metrics" -> rc = metrics(opts);
       default -> {
         usage();
         rc = 2;
@@ -86,7 +105,7 @@ public final class QuickstartHelper {
   }
 
   private static void usage() {
-    System.err.println("usage: QuickstartHelper produce|report --option value ...  (see the class comment)");
+    System.err.println("usage: QuickstartHelper produce|report|metrics --option value ...  (see the class comment)");
     System.exit(2);
   }
 
@@ -496,5 +515,200 @@ public final class QuickstartHelper {
     }
     problems.forEach(p -> System.err.println("FAILED: " + p));
     return 1;
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  /** The task's start line: "Task N of connector X starting, version V; Connect API: ...". */
+  private static final Pattern TASK_START = Pattern.compile(
+      "Task (\\d+) of connector (\\S+) starting, version (\\S+); Connect API: (.*?)(?: \\((?:io\\.kcdelta\\.)[^)]*\\))?$");
+  private static final String[] JMX_COUNTERS = {"commits-total", "committed-rows-total", "records-written-total"};
+
+  private static List<String> list(Map<String, String> opts, String key) {
+    List<String> out = new ArrayList<>();
+    for (String s : opts.getOrDefault(key, "").split(",")) {
+      if (!s.isBlank()) {
+        out.add(s.trim());
+      }
+    }
+    return out;
+  }
+
+  private static int metrics(Map<String, String> opts) throws Exception {
+    Path tableDir = Path.of(required(opts, "table-dir"));
+    String connector = required(opts, "connector");
+    List<String> jmx = list(opts, "jmx");
+    if (jmx.isEmpty()) {
+      System.err.println("missing --jmx");
+      return 2;
+    }
+    List<String> problems = new ArrayList<>();
+    Map<String, String> summary = new LinkedHashMap<>();
+
+    // 1. the Connect version each worker reports (GET /)
+    String expectVersion = opts.get("expect-connect-version");
+    TreeSet<String> versions = new TreeSet<>();
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    for (String url : list(opts, "connect")) {
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/")).timeout(Duration.ofSeconds(5))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode root = JSON.readTree(r.body());
+        String v = root.path("version").asText("?");
+        versions.add(v);
+        System.out.printf("    worker %s: Kafka Connect %s (commit %s)%n", url, v, root.path("commit").asText("?"));
+        if (expectVersion != null && !expectVersion.equals(v)) {
+          problems.add("worker " + url + " runs Connect " + v + ", expected " + expectVersion);
+        }
+      } catch (IOException | InterruptedException e) {
+        problems.add("cannot ask worker " + url + " for its version: " + e);
+      }
+    }
+    summary.put("connect.version", String.join("/", versions));
+
+    // 2. what the tasks detected, from their start line in the worker logs
+    TreeSet<String> apis = new TreeSet<>();
+    for (String f : list(opts, "worker-logs")) {
+      Path log = Path.of(f);
+      if (!Files.exists(log)) {
+        continue;
+      }
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        Matcher m = TASK_START.matcher(line);
+        if (m.find() && m.group(2).equals(connector)) {
+          System.out.printf("    %s: task %s, plugin %s; Connect API: %s%n", log.getFileName(), m.group(1), m.group(3),
+              m.group(4));
+          apis.add(m.group(4));
+        }
+      }
+    }
+    if (apis.isEmpty()) {
+      problems.add("no task start line (\"Task N of connector " + connector + " starting, ...; Connect API: ...\") in "
+          + opts.getOrDefault("worker-logs", "(no --worker-logs)") + ": does the worker log at INFO?");
+    } else if (apis.size() > 1) {
+      problems.add("the tasks detected different Connect APIs: " + apis);
+    }
+    String api = String.join(" | ", apis);
+    summary.put("metrics.source", api.contains("plugin metrics") ? "plugin metrics"
+        : api.contains("own JMX registry") ? "own JMX registry" : "?");
+    summary.put("record.coordinates", api.contains("before SMTs") ? "original (before SMTs)"
+        : api.contains("after SMTs") ? "as delivered (after SMTs)" : "?");
+
+    // 3. the table and the JMX counters, polled until they agree (or the timeout)
+    long timeoutS = Long.parseLong(opts.getOrDefault("timeout", "60"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+    ObjectName pattern = new ObjectName("kafka.connect:type=plugins,connector=" + Sanitizer.jmxSanitize(connector)
+        + ",task=*");
+    Map<String, JMXConnector> connections = new LinkedHashMap<>();
+    Table table;
+    Map<String, Map<String, Double>> perTask;
+    double commits;
+    double committedRows;
+    try {
+      while (true) {
+        table = readTable(tableDir);
+        perTask = new TreeMap<>();
+        String jmxError = null;
+        for (String hostPort : jmx) {
+          try {
+            MBeanServerConnection mbs = connect(connections, hostPort).getMBeanServerConnection();
+            for (ObjectName name : mbs.queryNames(pattern, null)) {
+              Map<String, Double> values = new LinkedHashMap<>();
+              for (String attribute : JMX_COUNTERS) {
+                Object v = mbs.getAttribute(name, attribute);
+                values.put(attribute, v instanceof Number n ? n.doubleValue() : Double.NaN);
+              }
+              perTask.put(hostPort + "  " + name.getCanonicalName(), values);
+            }
+          } catch (Exception e) {
+            jmxError = "JMX " + hostPort + ": " + e;
+            JMXConnector c = connections.remove(hostPort);
+            if (c != null) {
+              try {
+                c.close();
+              } catch (IOException ignored) {
+                // reconnect next round
+              }
+            }
+          }
+        }
+        commits = perTask.values().stream().mapToDouble(m -> m.get("commits-total")).sum();
+        committedRows = perTask.values().stream().mapToDouble(m -> m.get("committed-rows-total")).sum();
+        boolean agree = jmxError == null && commits > 0 && committedRows == table.rows && table.rows > 0;
+        if (agree || System.nanoTime() > deadline) {
+          if (jmxError != null) {
+            problems.add(jmxError);
+          }
+          break;
+        }
+        Thread.sleep(500);
+      }
+    } finally {
+      for (JMXConnector c : connections.values()) {
+        try {
+          c.close();
+        } catch (IOException ignored) {
+          // the worker may be gone already
+        }
+      }
+    }
+
+    long dataCommits = table.commits.values().stream().filter(c -> c.adds() > 0).count();
+    System.out.println("    JMX " + pattern + " on " + String.join(", ", jmx) + ":");
+    if (perTask.isEmpty()) {
+      System.out.println("      (no such MBean)");
+    }
+    perTask.forEach((name, values) -> System.out.printf("      %s  %s%n", name, values.entrySet().stream()
+        .map(e -> e.getKey() + "=" + fmt(e.getValue())).collect(Collectors.joining(" "))));
+    System.out.printf("    sum over %d task(s): commits-total=%s committed-rows-total=%s; the table: %d rows, %d versions"
+        + " (%d with data files)%n", perTask.size(), fmt(commits), fmt(committedRows), table.rows, table.commits.size(),
+        dataCommits);
+    if (!(commits > 0)) {
+      problems.add("commits-total over JMX is " + fmt(commits) + ", expected > 0");
+    }
+    if (committedRows != table.rows) {
+      problems.add("committed-rows-total over JMX is " + fmt(committedRows) + " but " + table.rows
+          + " rows landed in the table");
+    }
+    summary.put("rows", Long.toString(table.rows));
+    summary.put("table.versions", Integer.toString(table.commits.size()));
+    summary.put("table.data.commits", Long.toString(dataCommits));
+    summary.put("jmx.tasks", Integer.toString(perTask.size()));
+    summary.put("jmx.commits.total", fmt(commits));
+    summary.put("jmx.committed.rows.total", fmt(committedRows));
+    summary.put("result", problems.isEmpty() ? "OK" : "FAILED");
+    String summaryFile = opts.get("summary");
+    if (summaryFile != null) {
+      StringBuilder sb = new StringBuilder();
+      summary.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+      Files.writeString(Path.of(summaryFile), sb.toString(), StandardCharsets.UTF_8);
+    }
+    if (problems.isEmpty()) {
+      System.out.println("    check: OK (commits-total > 0, committed-rows-total = rows in the table)");
+      return 0;
+    }
+    problems.forEach(p -> System.err.println("FAILED: " + p));
+    return 1;
+  }
+
+  /** One connection per worker, opened with a time limit (a hung RMI handshake must not hang the check). */
+  private static JMXConnector connect(Map<String, JMXConnector> connections, String hostPort) throws Exception {
+    JMXConnector c = connections.get(hostPort);
+    if (c == null) {
+      JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + hostPort + "/jmxrmi");
+      c = CompletableFuture.supplyAsync(() -> {
+        try {
+          return JMXConnectorFactory.connect(url);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }).get(10, TimeUnit.SECONDS);
+      connections.put(hostPort, c);
+    }
+    return c;
+  }
+
+  private static String fmt(double v) {
+    return v == Math.rint(v) && !Double.isInfinite(v) ? Long.toString((long) v) : Double.toString(v);
   }
 }
