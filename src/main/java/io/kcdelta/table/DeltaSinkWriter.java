@@ -139,7 +139,8 @@ public final class DeltaSinkWriter {
     if (p == null) {
       failed = true;
       throw new ConnectException("Connect delivered " + where(record) + " of a partition this task was not "
-          + "given (open() was not called for " + tp + "); refusing to write it without its offsets.");
+          + "given (open() was not called for " + tp + "); refusing to write it without its offsets."
+          + origin.unopenedPartitionHint());
     }
     if (p.rewindPending || offset <= p.lastSeen) {
       metrics.recordSkipped();

@@ -19,6 +19,11 @@ public enum RecordOrigin {
     public long offset(SinkRecord r) {
       return r.originalKafkaOffset();
     }
+
+    @Override
+    String unopenedPartitionHint() {
+      return "";
+    }
   },
   /**
    * Before Connect 3.6 the runtime keeps no original coordinates: the record's own, which an SMT that
@@ -34,11 +39,21 @@ public enum RecordOrigin {
     public long offset(SinkRecord r) {
       return r.kafkaOffset();
     }
+
+    @Override
+    String unopenedPartitionHint() {
+      return " Before Connect 3.6 a sink cannot tell which partition a record was consumed from, so an SMT"
+          + " that renames the topic or changes the partition (RegexRouter, TimestampRouter, ...) cannot be"
+          + " used with this connector on this worker: remove it, or run the connector on Connect 3.6 or later.";
+    }
   };
 
   public abstract TopicPartition partition(SinkRecord r);
 
   public abstract long offset(SinkRecord r);
+
+  /** Why a record may name a partition the task never opened, with these coordinates ("" if no reason). */
+  abstract String unopenedPartitionHint();
 
   /** {@code topic-partition@offset}, for messages. */
   public String describe(SinkRecord r) {

@@ -1,23 +1,19 @@
 package io.kcdelta.sim;
 
 import io.kcdelta.table.DeltaSinkWriter;
+import io.kcdelta.table.FakeSinkContext;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.errors.RetriableException;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
@@ -43,8 +39,6 @@ final class SimWorkerSinkTask {
     /** Runs the rebalance callbacks this member is due for. */
     void rebalance(SimWorkerSinkTask member);
 
-    boolean isMember(SimWorkerSinkTask member);
-
     void commit(SimWorkerSinkTask member, Map<TopicPartition, OffsetAndMetadata> offsets);
 
     long position(TopicPartition tp);
@@ -53,10 +47,11 @@ final class SimWorkerSinkTask {
   final String name;
   private final SimKafka kafka;
   private final Group group;
-  final Context context = new Context();
+  /** What the task asks of Connect: seeks (applied at the next poll), errant records. */
+  final FakeSinkContext context = new FakeSinkContext();
   DeltaSinkWriter task;
 
-  final Set<TopicPartition> assignment = new LinkedHashSet<>();
+  final Set<TopicPartition> assignment = context.assignment;
   private final Map<TopicPartition, Long> position = new HashMap<>();
   private final Set<TopicPartition> consumerPaused = new HashSet<>();
   private final List<SinkRecord> messageBatch = new ArrayList<>();
@@ -70,7 +65,6 @@ final class SimWorkerSinkTask {
   /** Why the task died (Connect marks it FAILED), or null. */
   Throwable failure;
   boolean stopped;
-  final List<SinkRecord> errant = new ArrayList<>();
 
   SimWorkerSinkTask(String name, SimKafka kafka, Group group, Function<SinkTaskContext, DeltaSinkWriter> factory,
       int commitEvery, int maxPollRecords) {
@@ -111,7 +105,7 @@ final class SimWorkerSinkTask {
     }
     int fetched = 0;
     for (TopicPartition tp : assignment) {
-      if (consumerPaused.contains(tp) || context.paused.contains(tp)) {
+      if (consumerPaused.contains(tp)) {
         continue;
       }
       long pos = position.get(tp);
@@ -158,10 +152,10 @@ final class SimWorkerSinkTask {
   }
 
   private void rewind() {
-    if (context.offsets.isEmpty()) {
+    if (context.seeks.isEmpty()) {
       return;
     }
-    for (Map.Entry<TopicPartition, Long> e : context.offsets.entrySet()) {
+    for (Map.Entry<TopicPartition, Long> e : context.seeks.entrySet()) {
       TopicPartition tp = e.getKey();
       if (!assignment.contains(tp)) {
         // KafkaConsumer.seek on a partition the consumer does not own
@@ -170,7 +164,7 @@ final class SimWorkerSinkTask {
       position.put(tp, e.getValue());
       currentOffsets.put(tp, e.getValue());
     }
-    context.offsets.clear();
+    context.seeks.clear();
   }
 
   private void commitOffsets(boolean closing, Collection<TopicPartition> partitions) {
@@ -233,7 +227,6 @@ final class SimWorkerSinkTask {
       currentOffsets.remove(tp);
       origOffsets.remove(tp);
       consumerPaused.remove(tp);
-      context.paused.remove(tp);
     }
     messageBatch.removeIf(r -> removed.contains(new TopicPartition(r.topic(), r.kafkaPartition())));
   }
@@ -277,63 +270,5 @@ final class SimWorkerSinkTask {
       failure = t;
     }
     stopped = true;
-  }
-
-  /** The context Connect hands the task: seeks and pauses are recorded for the next poll. */
-  final class Context implements SinkTaskContext {
-    final Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
-    final Set<TopicPartition> paused = new HashSet<>();
-
-    @Override
-    public Map<String, String> configs() {
-      return Map.of();
-    }
-
-    @Override
-    public void offset(Map<TopicPartition, Long> o) {
-      offsets.putAll(o);
-    }
-
-    @Override
-    public void offset(TopicPartition tp, long offset) {
-      offsets.put(tp, offset);
-    }
-
-    @Override
-    public void timeout(long timeoutMs) {
-    }
-
-    @Override
-    public Set<TopicPartition> assignment() {
-      return Set.copyOf(assignment);
-    }
-
-    @Override
-    public void pause(TopicPartition... partitions) {
-      paused.addAll(List.of(partitions));
-    }
-
-    @Override
-    public void resume(TopicPartition... partitions) {
-      List.of(partitions).forEach(paused::remove);
-    }
-
-    @Override
-    public void requestCommit() {
-    }
-
-    @Override
-    public ErrantRecordReporter errantRecordReporter() {
-      return (record, error) -> {
-        errant.add(record);
-        Future<Void> done = CompletableFuture.completedFuture(null);
-        return done;
-      };
-    }
-
-    @Override
-    public PluginMetrics pluginMetrics() {
-      return null;
-    }
   }
 }

@@ -106,7 +106,7 @@ final class Simulation implements SimWorkerSinkTask.Group {
       if (!running.isEmpty()) {
         SimWorkerSinkTask t = running.get(random.nextInt(running.size()));
         t.iteration();
-        trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.offsets);
+        trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.seeks);
       }
     } else if (r < 80) {
       clock += 200 + random.nextInt(1500);
@@ -291,11 +291,6 @@ final class Simulation implements SimWorkerSinkTask.Group {
   }
 
   @Override
-  public boolean isMember(SimWorkerSinkTask member) {
-    return members.contains(member);
-  }
-
-  @Override
   public void commit(SimWorkerSinkTask member, Map<TopicPartition, OffsetAndMetadata> offsets) {
     if (members.contains(member)) { // a zombie's commit fails: its generation is stale
       offsets.forEach((tp, o) -> kafka.groupOffsets.put(tp, o.offset()));
@@ -415,7 +410,7 @@ final class Simulation implements SimWorkerSinkTask.Group {
       }
     }
     Set<String> errantKeys = new HashSet<>();
-    all.forEach(t -> t.errant.forEach(r -> errantKeys.add(SimKafka.key(
+    all.forEach(t -> t.context.errant.forEach(r -> errantKeys.add(SimKafka.key(
         new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset()))));
     for (String p : kafka.poison) {
       if (!errantKeys.contains(p)) {

@@ -62,9 +62,13 @@ class DeltaSinkWriterTest {
   }
 
   private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
+    return writer(ctx, RecordOrigin.ORIGINAL, kv);
+  }
+
+  private DeltaSinkWriter writer(FakeSinkContext ctx, RecordOrigin origin, String... kv) {
     DeltaSinkConfig config = config(kv);
     return new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), ctx.reporter,
-        SinkMetrics.none(), RecordOrigin.ORIGINAL, clock::get);
+        SinkMetrics.none(), origin, clock::get);
   }
 
   private static SinkRecord record(long offset) {
@@ -329,6 +333,33 @@ class DeltaSinkWriterTest {
         new Struct(order).put("id", 0L).put("items", List.of(it)).put("byWarehouse", Map.of("w1", it)), 0)));
     assertEquals(0, txnVersion(), "the commit went through");
     assertEquals(Map.of(0L, 1), idCounts());
+  }
+
+  /** As a RegexRouter leaves it: delivered as renamed-5@offset, consumed from events-0@offset. */
+  private static SinkRecord renamedByAnSmt(long offset) {
+    Struct value = new Struct(SCHEMA).put("id", offset).put("name", "row-" + offset);
+    return new SinkRecord("renamed", 5, null, null, SCHEMA, value, offset, null,
+        org.apache.kafka.common.record.TimestampType.NO_TIMESTAMP_TYPE, List.of(), TP.topic(), TP.partition(), offset);
+  }
+
+  @Test
+  void aTopicRenamingSmtKeepsTheConsumedPartitionsOffsetsSinceConnect36() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, RecordOrigin.ORIGINAL);
+    w.open(List.of(TP));
+    putAndCommit(w, List.of(renamedByAnSmt(0), renamedByAnSmt(1)));
+    assertEquals(1, txnVersion(), "the offsets are recorded under the consumed topic and partition");
+    assertEquals(Map.of(0L, 1, 1L, 1), idCounts());
+  }
+
+  @Test
+  void aTopicRenamingSmtBeforeConnect36FailsTheTaskSayingWhy() {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, RecordOrigin.AS_DELIVERED);
+    w.open(List.of(TP));
+    var e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class,
+        () -> w.put(List.of(renamedByAnSmt(0))));
+    assertTrue(e.getMessage().contains("renamed-5@0") && e.getMessage().contains("Connect 3.6"), e.getMessage());
   }
 
   @Test
