@@ -2,6 +2,7 @@ package io.kcdelta.compat;
 
 import io.kcdelta.table.RecordOrigin;
 import java.util.Arrays;
+import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
@@ -38,11 +39,13 @@ public final class ConnectApi {
   }
 
   /**
-   * The task's metrics: the worker's plugin metrics where they exist, else an own registry that
+   * The task's metrics: the worker's plugin metrics where it offers them, else an own registry that
    * publishes the same names and tags to JMX (the caller closes it in {@code stop()}).
    */
   public TaskMetricRegistry metrics(SinkTaskContext context, String connector, int task) {
-    return pluginMetrics ? new PluginMetricRegistry(context.pluginMetrics(), connector, task)
+    // A runtime may have the 4.1 API and still offer none (a test harness, another Connect runtime).
+    PluginMetrics workerMetrics = pluginMetrics ? context.pluginMetrics() : null;
+    return workerMetrics != null ? new PluginMetricRegistry(workerMetrics, connector, task)
         : JmxMetricRegistry.forTask(connector, task);
   }
 

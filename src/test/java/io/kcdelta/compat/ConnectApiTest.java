@@ -72,11 +72,19 @@ class ConnectApiTest {
   }
 
   @Test
-  void theTestClasspathsConnectHasBothNewApis() {
+  void theTestClasspathsConnectHasBothNewApis() throws Exception {
     ConnectApi api = ConnectApi.ofWorker();
     assertSame(RecordOrigin.ORIGINAL, api.recordOrigin());
+    FakeSinkContext context = new FakeSinkContext();
+    try (Metrics worker = new Metrics(); PluginMetricsImpl plugin = new PluginMetricsImpl(worker, Map.of())) {
+      context.pluginMetrics = plugin;
+      try (TaskMetricRegistry metrics = api.metrics(context, CONNECTOR, TASK)) {
+        assertInstanceOf(PluginMetricRegistry.class, metrics);
+      }
+    }
+    // a context with the 4.1 API that offers no plugin metrics gets the own registry
     try (TaskMetricRegistry metrics = api.metrics(new FakeSinkContext(), CONNECTOR, TASK)) {
-      assertInstanceOf(PluginMetricRegistry.class, metrics);
+      assertInstanceOf(JmxMetricRegistry.class, metrics);
     }
     assertEquals("record coordinates before SMTs (originalTopic), metrics through Connect plugin metrics",
         api.toString());
