@@ -227,13 +227,9 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
         zombie.close(stolen);
 
         assertEquals(version, tableVersion(p), "the zombie must not commit");
-        Map<TopicPartition, Long> nowAt = new HashMap<>();
-        p.records.lastOffsets().forEach((tp, o) -> {
-          if (stolen.contains(tp)) {
-            nowAt.put(tp, o + 1);
-          }
-        });
-        assertEquals(nowAt, zombieContext.seeks, "the refused zombie re-seeks to what the table holds");
+        // Refused, its batch is dropped; the partitions it closes are not its to seek any more (Connect
+        // would apply the seek at the next poll and fail the task): their owner reads the table.
+        assertEquals(Map.of(), zombieContext.seeks, "no seek of the partitions being closed");
         Verified verified = p.verify(Set.of());
         log("scenario 3 (zombie with %d buffered records of %s refused after the owner committed): %s; %.1f s",
             batch.size(), stolen, verified, secondsSince(t0));
