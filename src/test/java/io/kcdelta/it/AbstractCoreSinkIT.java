@@ -2,6 +2,7 @@ package io.kcdelta.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,7 +22,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
-import org.apache.kafka.test.TestUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -121,10 +121,34 @@ abstract class AbstractCoreSinkIT {
   private void awaitTxnVersions(Map<TopicPartition, Long> expected, long timeoutMs) throws InterruptedException {
     Map<String, Long> want = new TreeMap<>();
     expected.forEach((tp, offset) -> want.put(appId(tp), offset));
-    TestUtils.waitForCondition(
-        () -> want.equals(new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), tablePath(), want.keySet()))),
-        timeoutMs, () -> "txn versions did not reach the last offsets " + want + "; table holds "
-            + DeltaTableContents.txnVersions(readerConf(), tablePath(), want.keySet()));
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    Map<String, Long> held = Map.of();
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        held = new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), tablePath(), want.keySet()));
+      } catch (RuntimeException e) {
+        System.out.println("[core-it] reading the table failed (retrying): " + e);
+      }
+      if (want.equals(held)) {
+        return;
+      }
+      Thread.sleep(500);
+    }
+    // The summary line of a failed run shows this message, so it says where each task stands.
+    fail("txn versions did not reach the last offsets " + want + " within " + timeoutMs + " ms; table holds "
+        + held + "; " + taskStates());
+  }
+
+  /** What Connect says of the tasks (a failed task's trace says why a partition stopped moving). */
+  private String taskStates() {
+    try {
+      return "connector status: " + connect.connectorStatus(CONNECTOR).tasks().stream()
+          .map(t -> "task " + t.id() + " " + t.state() + " on " + t.workerId()
+              + (t.trace() == null ? "" : ": " + t.trace()))
+          .toList();
+    } catch (RuntimeException e) {
+      return "connector status unavailable: " + e;
+    }
   }
 
   static String appId(TopicPartition tp) {
