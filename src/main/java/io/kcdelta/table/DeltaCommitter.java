@@ -57,12 +57,12 @@ final class DeltaCommitter {
   }
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
-  Map<TopicPartition, Long> txnVersions(TableWriter table, Iterable<TopicPartition> partitions) {
+  Map<TopicPartition, Long> txnVersions(Table table, Iterable<TopicPartition> partitions) {
     return Unchecked.call(() -> readTxnVersions(table, partitions));
   }
 
-  private Map<TopicPartition, Long> readTxnVersions(TableWriter table, Iterable<TopicPartition> partitions) {
-    OptimisticTransaction txn = table.log().startTransaction();
+  private Map<TopicPartition, Long> readTxnVersions(Table table, Iterable<TopicPartition> partitions) {
+    OptimisticTransaction txn = table.state.log().startTransaction();
     table.refresh(txn.readVersion() < 0 ? null : txn.metadata());
     Map<TopicPartition, Long> versions = new HashMap<>();
     for (TopicPartition tp : partitions) {
@@ -74,13 +74,13 @@ final class DeltaCommitter {
   /**
    * @param expected per partition of the batch, the txn version this task resumed from or last committed
    */
-  Outcome commit(TableWriter table, Batch batch, Map<TopicPartition, Long> expected) {
+  Outcome commit(Table table, Batch batch, Map<TopicPartition, Long> expected) {
     return Unchecked.call(() -> tryCommit(table, batch, expected));
   }
 
-  private Outcome tryCommit(TableWriter table, Batch batch, Map<TopicPartition, Long> expected) {
+  private Outcome tryCommit(Table table, Batch batch, Map<TopicPartition, Long> expected) {
     for (int attempt = 1; ; attempt++) {
-      OptimisticTransaction txn = table.log().startTransaction();
+      OptimisticTransaction txn = table.state.log().startTransaction();
       Map<TopicPartition, Long> actual = new HashMap<>();
       for (TopicPartition tp : batch.lastOffsets().keySet()) {
         actual.put(tp, txn.txnVersion(appId(tp)));
@@ -124,11 +124,11 @@ final class DeltaCommitter {
     }
   }
 
-  private List<Action> actions(TableWriter table, Batch batch) {
+  private List<Action> actions(Table table, Batch batch) {
     long now = System.currentTimeMillis();
     List<Action> actions = new ArrayList<>(batch.files().size() + batch.lastOffsets().size());
     for (PendingFile f : batch.files()) {
-      actions.add(AddFile.builder(table.relativePath(f.file()), f.partitionValues(), f.file().sizeBytes(), now, true)
+      actions.add(AddFile.builder(table.state.relativePath(f.file()), f.partitionValues(), f.file().sizeBytes(), now, true)
           .stats(JsonStrings.quote(f.file().statsJson()))
           .build());
     }

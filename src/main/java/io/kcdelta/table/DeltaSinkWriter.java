@@ -1,27 +1,26 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
+import io.kcdelta.table.RecordCheck.Errant;
+import io.kcdelta.table.RecordCheck.Row;
+import io.kcdelta.table.RecordCheck.Verdict;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -48,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #close}: buffered data of the closed partitions is committed first.</li>
  * </ol>
  * Anything that loses buffered rows (a failed upload, a refused commit) drops the table's whole batch
- * and seeks its partitions back to the last durable offset, so rows are re-read, never skipped.
+ * and seeks its partitions back to the last durable offset, so rows are re-read, never skipped. Until
+ * Connect applies that seek (at its next poll, after put() returns normally) every record of those
+ * partitions it delivers is stale, including a redelivery of the same batch after a RetriableException.
  */
 public final class DeltaSinkWriter {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaSinkWriter.class);
@@ -57,189 +58,190 @@ public final class DeltaSinkWriter {
   private final SinkTaskContext context;
   private final Configuration conf;
   private final DeltaCommitter committer;
-  private final ErrantRecordReporter reporter;
-  private final LongSupplier clock;
   private final SinkMetrics metrics;
   private final RecordOrigin origin;
+  private final LongSupplier clock;
+  private final RecordCheck check;
+  private final ErrantRecords errant;
+  private final OpenFileBudget openFiles;
 
-  private final Map<String, TableWriter> tables = new HashMap<>();
-  private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
-  private final Map<TopicPartition, TableWriter> tableOf = new HashMap<>();
-  private final List<Future<Void>> pendingReports = new ArrayList<>();
+  private final Map<String, Table> tables = new HashMap<>();
+  private final PartitionOffsets offsets = new PartitionOffsets();
   private boolean failed;
-  /** The partitions close() is closing: no longer ours to seek (Connect would fail the task). */
-  private Set<TopicPartition> closing = Set.of();
 
   public DeltaSinkWriter(DeltaSinkConfig config, SinkTaskContext context, Configuration conf,
       ErrantRecordReporter reporter, SinkMetrics metrics, RecordOrigin origin, LongSupplier clock) {
+    this(config, context, conf, reporter, metrics, origin, clock, OpenFileBudget.ofHeap());
+  }
+
+  DeltaSinkWriter(DeltaSinkConfig config, SinkTaskContext context, Configuration conf, ErrantRecordReporter reporter,
+      SinkMetrics metrics, RecordOrigin origin, LongSupplier clock, OpenFileBudget openFiles) {
     this.config = config;
     this.context = context;
     this.conf = conf;
-    this.reporter = reporter;
     this.metrics = metrics;
     this.origin = origin;
     this.clock = clock;
+    this.openFiles = openFiles;
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
+    this.check = new RecordCheck(config.nullValueBehavior(), origin);
+    this.errant = new ErrantRecords(reporter, metrics);
   }
 
   // ---------------------------------------------------------------- open
 
+  /**
+   * Reads each table once. A table that cannot be read now (S3 or DynamoDB briefly away) does not hold
+   * up the rebalance: its partitions are resolved by the next put(), under the table's retry budget.
+   */
   public void open(Collection<TopicPartition> partitions) {
-    Map<TableWriter, List<TopicPartition>> byTable = new LinkedHashMap<>();
+    Map<Table, List<TopicPartition>> byTable = new LinkedHashMap<>();
     for (TopicPartition tp : partitions) {
       byTable.computeIfAbsent(tableFor(tp.topic()), t -> new ArrayList<>()).add(tp);
     }
-    for (Map.Entry<TableWriter, List<TopicPartition>> e : byTable.entrySet()) {
-      TableWriter table = e.getKey();
-      Map<TopicPartition, Long> versions = withRetries("read the Delta log of " + table.path(),
-          () -> committer.txnVersions(table, e.getValue()));
-      for (TopicPartition tp : e.getValue()) {
+    byTable.forEach((table, tps) -> {
+      Map<TopicPartition, Long> versions;
+      try {
+        versions = committer.txnVersions(table, tps);
+      } catch (RuntimeException e) {
+        if (!Transience.isTransient(e)) {
+          throw cannotRead(table, e);
+        }
+        LOG.warn("Could not read the Delta log of {} while opening {}; the next put() retries: {}", table.path(),
+            tps, e.toString());
+        tps.forEach(tp -> offsets.unresolved(tp, table));
+        return;
+      }
+      for (TopicPartition tp : tps) {
         long version = versions.get(tp);
-        PartitionProgress p = new PartitionProgress(version);
-        progress.put(tp, p);
-        tableOf.put(tp, table);
+        offsets.opened(tp, table, version);
         if (version >= 0) {
           // Connect seeks right after open() returns, before it fetches: no record of the old
           // position reaches put().
           context.offset(tp, version + 1);
         }
       }
-      LOG.info("Opened {} partition(s) of table {}; resuming from the Delta log at {}", e.getValue().size(),
+      LOG.info("Opened {} partition(s) of table {}; resuming from the Delta log at {}", tps.size(), table.path(),
+          resumeOffsets(versions));
+    });
+  }
+
+  /** Reads the tables open() could not; the records of this put() are stale for the partitions sought. */
+  private void resolveLateOpens() {
+    offsets.unresolvedByTable().forEach((table, tps) -> {
+      Map<TopicPartition, Long> versions;
+      try {
+        versions = committer.txnVersions(table, tps);
+      } catch (RuntimeException e) {
+        throw Transience.isTransient(e) ? retryOrFail(table, "reading the Delta log of " + table.path(), e)
+            : cannotRead(table, e);
+      }
+      table.failingSinceMs = -1;
+      Map<TopicPartition, Long> seeks = new HashMap<>();
+      versions.forEach((tp, version) -> {
+        offsets.resolvedLate(tp, table, version);
+        if (version >= 0) {
+          seeks.put(tp, version + 1);
+        }
+      });
+      context.offset(seeks);
+      LOG.info("Opened {} partition(s) of table {} late; resuming from the Delta log at {}", tps.size(),
           table.path(), resumeOffsets(versions));
-    }
+    });
   }
 
   // ---------------------------------------------------------------- put
 
   public void put(Collection<SinkRecord> records) {
     try {
+      resolveLateOpens();
       long now = clock.getAsLong();
       for (SinkRecord record : records) {
         accept(record, now);
       }
       commitDueTables(now);
     } catch (RetriableException e) {
-      // Connect delivers this same batch again, with the seeks asked so far applied only to what it
-      // fetches after it: records of rewound partitions in the redelivery are still stale.
+      // Connect delivers this same batch again; the seeks asked so far apply only after that.
       throw e;
     } catch (RuntimeException e) {
       failed = true;
       throw e;
     }
-    // The seeks asked so far (here, or in close() before this batch) are applied before the next fetch.
-    for (PartitionProgress p : progress.values()) {
-      p.rewindPending = false;
-    }
+    offsets.seeksApplied();
   }
 
   private void accept(SinkRecord record, long now) {
     TopicPartition tp = origin.partition(record);
     long offset = origin.offset(record);
-    PartitionProgress p = progress.get(tp);
-    if (p == null) {
-      failed = true;
-      throw new ConnectException("Connect delivered " + where(record) + " of a partition this task was not "
-          + "given (open() was not called for " + tp + "); refusing to write it without its offsets."
+    Table table = offsets.tableOf(tp);
+    if (table == null) {
+      throw new ConnectException("Connect delivered " + origin.describe(record) + " of a partition this task was "
+          + "not given (open() was not called for " + tp + "); refusing to write it without its offsets."
           + origin.unopenedPartitionHint());
     }
-    if (p.rewindPending || offset <= p.lastSeen) {
+    if (offsets.isRedelivery(tp, offset)) {
       metrics.recordSkipped();
       return;
     }
-    if (p.firstReceived < 0) {
-      p.firstReceived = offset;
-    }
-    TableWriter table = tableOf.get(tp);
     if (write(record, table, tp, offset, now)) {
-      p.lastSeen = offset;
+      offsets.seen(tp, offset);
+      if (openFiles.rowWritten()) {
+        boundOpenFiles();
+      }
     }
   }
 
   /** @return false when the table's batch was dropped and its partitions rewound instead */
-  private boolean write(SinkRecord record, TableWriter table, TopicPartition tp, long offset, long now) {
-    DataException problem = problemOf(record);
-    if (problem != null) {
-      return skipErrant(record, problem, table, tp, offset, now);
+  private boolean write(SinkRecord record, Table table, TopicPartition tp, long offset, long now) {
+    Verdict verdict = check.check(record, table.state);
+    if (verdict instanceof Row row) {
+      try {
+        table.files.write(row.value(), row.layout(), tp, offset, now);
+        metrics.recordAccepted();
+        return true;
+      } catch (DataException e) {
+        // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
+        // value before writing any of it, so the open file stays intact.
+        verdict = check.cannotBeWritten(record, table.state, e);
+      } catch (IOException | RuntimeException e) {
+        rewindTable(table, "writing a data file", e);
+        return false;
+      }
     }
-    TableWriter.RecordLayout layout;
-    try {
-      layout = table.layoutFor(record.valueSchema());
-    } catch (DataException e) {
-      return skipErrant(record, cannotBeWritten(record, table, e), table, tp, offset, now);
-    }
-    try {
-      table.write((Struct) record.value(), layout, tp, offset, now);
-    } catch (DataException e) {
-      // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
-      // value before writing any of it, so the open file stays intact.
-      return skipErrant(record, cannotBeWritten(record, table, e), table, tp, offset, now);
-    } catch (IOException | RuntimeException e) {
-      rewindTable(table, "writing a data file", e);
-      return false;
-    }
-    metrics.recordAccepted();
-    return true;
-  }
-
-  /** Reports the record (or fails the task without a reporter); its offset still counts as processed. */
-  private boolean skipErrant(SinkRecord record, DataException problem, TableWriter table, TopicPartition tp,
-      long offset, long now) {
-    reportErrant(record, problem);
-    table.markProcessed(tp, offset, now);
-    return true;
-  }
-
-  /** Why the record cannot be a row at all (no value, no schema), or null; the table checks the rest. */
-  private DataException problemOf(SinkRecord record) {
-    Object value = record.value();
-    if (value == null) {
-      return config.nullValueBehavior() == NullValueBehavior.FAIL
-          ? new DataException("Record " + where(record) + " has a null value (tombstone) and "
-              + DeltaSinkConfig.NULL_VALUES + "=fail. Set it to 'ignore' to skip such records.")
-          : IGNORED;
-    }
-    if (!(value instanceof Struct) || record.valueSchema() == null) {
-      return new DataException("Record " + where(record) + " has no Connect schema (value type "
-          + value.getClass().getSimpleName() + "). Use a converter that produces schemas: Avro, Protobuf, "
-          + "JSON Schema, or JsonConverter with schemas.enable=true.");
-    }
-    return null;
-  }
-
-  private DataException cannotBeWritten(SinkRecord record, TableWriter table, DataException cause) {
-    return new DataException("Record " + where(record) + " cannot be written to " + table.path() + ": "
-        + cause.getMessage(), cause);
-  }
-
-  private void reportErrant(SinkRecord record, DataException error) {
-    if (error == IGNORED) {
+    if (verdict instanceof Errant bad) {
+      errant.report(record, bad.problem());
+    } else {
       metrics.recordSkipped();
-      return;
     }
-    metrics.recordErrant();
-    if (reporter == null) {
-      throw error;
-    }
-    pendingReports.add(reporter.report(record, error));
+    // Not a row, but its offset is covered by the next commit.
+    table.files.markProcessed(tp, offset, now);
+    return true;
   }
 
-  private String where(SinkRecord r) {
-    return origin.describe(r);
+  /** Finishes the task's largest open files early while they hold more memory than the budget. */
+  private void boundOpenFiles() {
+    for (Table t = openFiles.overBudget(tables.values()); t != null; t = openFiles.overBudget(tables.values())) {
+      try {
+        t.files.finishLargest();
+      } catch (IOException | RuntimeException e) {
+        rewindTable(t, "finishing a data file early", e);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- commit
 
   private void commitDueTables(long now) {
-    for (TableWriter table : tables.values()) {
-      if (!table.isEmpty() && now - table.oldestRecordMs() >= config.flushIntervalMs()) {
+    for (Table table : tables.values()) {
+      if (!table.files.isEmpty() && now - table.files.oldestRecordMs() >= config.flushIntervalMs()) {
         commit(table);
       }
     }
   }
 
   /** Commits the table's batch, or drops it and rewinds its partitions; throws only to retry or fail. */
-  private void commit(TableWriter table) {
-    awaitErrantReports();
+  private void commit(Table table) {
+    errant.awaitReports();
     Batch batch;
     try {
       batch = table.drain();
@@ -247,64 +249,42 @@ public final class DeltaSinkWriter {
       rewindTable(table, "finishing data files", e);
       return;
     }
-    Map<TopicPartition, Long> expected = new HashMap<>();
-    for (TopicPartition tp : batch.lastOffsets().keySet()) {
-      expected.put(tp, progress.get(tp).committed);
-    }
+    Map<TopicPartition, Long> expected = offsets.expectedVersions(batch.lastOffsets().keySet());
     long started = clock.getAsLong();
     Outcome outcome;
     try {
       outcome = committer.commit(table, batch, expected);
     } catch (DeltaCommitter.TableChangedException e) {
-      table.deleteUncommitted(batch);
+      table.files.deleteUncommitted(batch.files());
       rewindTable(table, e.getMessage(), e);
       return;
     } catch (RuntimeException e) {
       if (!Transience.isTransient(e)) {
-        failed = true;
         throw new ConnectException("Delta refused the commit to " + table.path() + ": " + e.getMessage() + " "
             + ServiceHint.of(e), e);
       }
       // The files are finished and stay valid: keep them for the next attempt.
-      table.requeue(batch);
+      table.files.requeue(batch);
       throw retryOrFail(table, "commit to " + table.path(), e);
     }
     table.failingSinceMs = -1;
     if (outcome instanceof Committed c) {
-      for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
-        progress.get(e.getKey()).committed = e.getValue();
-      }
+      offsets.durable(batch.lastOffsets());
       table.committed(batch);
       metrics.recordCommit(batch, clock.getAsLong() - started);
       LOG.info("Committed {} version {}: {} file(s), {} row(s), {} bytes, offsets {}", table.path(),
           c.version() < 0 ? "(already durable)" : c.version(), batch.files().size(), batch.rows(), batch.bytes(),
-          new TreeMap<>(toStrings(batch.lastOffsets())));
+          sorted(batch.lastOffsets()));
     } else {
       Fenced f = (Fenced) outcome;
-      table.deleteUncommitted(batch);
+      table.files.deleteUncommitted(batch.files());
       metrics.recordFenced();
-      LOG.warn("Refused to commit {} to {}: other writers committed these partitions meanwhile (table holds {}, "
-          + "this task expected {}). Dropping the batch and resuming from the table.", batch.rows() + " row(s)",
-          table.path(), new TreeMap<>(toStrings(f.versions())), new TreeMap<>(toStrings(expected)));
-      for (Map.Entry<TopicPartition, Long> e : f.versions().entrySet()) {
-        progress.get(e.getKey()).committed = e.getValue();
-      }
+      LOG.warn("Refused to commit {} row(s) to {}: other writers committed these partitions meanwhile (table holds "
+          + "{}, this task expected {}). Dropping the batch and resuming from the table.", batch.rows(),
+          table.path(), sorted(f.versions()), sorted(expected));
+      offsets.durable(f.versions());
       rewindTable(table, null, null);
     }
-  }
-
-  private void awaitErrantReports() {
-    for (Future<Void> f : pendingReports) {
-      try {
-        f.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new RetriableException("Interrupted while waiting for the dead letter queue", e);
-      } catch (ExecutionException e) {
-        throw new ConnectException("Could not write an errant record to the dead letter queue", e.getCause());
-      }
-    }
-    pendingReports.clear();
   }
 
   /**
@@ -312,21 +292,13 @@ public final class DeltaSinkWriter {
    * (those being closed excepted: they are no longer ours, their next owner reads the table).
    * A persistent cause (S3 down) fails the task once the retry budget is spent.
    */
-  private void rewindTable(TableWriter table, String why, Exception cause) {
+  private void rewindTable(Table table, String why, Exception cause) {
     table.abort();
-    Map<TopicPartition, Long> seeks = new HashMap<>();
-    for (Map.Entry<TopicPartition, TableWriter> e : tableOf.entrySet()) {
-      if (e.getValue() == table && !closing.contains(e.getKey())) {
-        long target = progress.get(e.getKey()).rewind();
-        if (target >= 0) {
-          seeks.put(e.getKey(), target);
-        }
-      }
-    }
+    Map<TopicPartition, Long> seeks = offsets.rewind(table);
     context.offset(seeks);
     if (cause != null) {
       LOG.warn("Dropped the buffered batch of {} ({}): re-reading from offsets {}", table.path(), why,
-          new TreeMap<>(toStrings(seeks)), cause);
+          sorted(seeks), cause);
       RuntimeException fatal = retryOrFail(table, why + " for " + table.path(), cause);
       if (!(fatal instanceof RetriableException)) {
         throw fatal;
@@ -334,15 +306,14 @@ public final class DeltaSinkWriter {
     }
   }
 
-  /** A RetriableException within the retry budget, else a ConnectException that says what to check. */
-  private RuntimeException retryOrFail(TableWriter table, String what, Exception cause) {
+  /** A RetriableException within the table's retry budget, else a ConnectException that says what to check. */
+  private RuntimeException retryOrFail(Table table, String what, Exception cause) {
     long now = clock.getAsLong();
     if (table.failingSinceMs < 0) {
       table.failingSinceMs = now;
     }
     long failingFor = now - table.failingSinceMs;
     if (failingFor >= config.commitRetryTimeoutMs()) {
-      failed = true;
       return new ConnectException("Gave up after " + failingFor + " ms: " + what + " kept failing. "
           + ServiceHint.of(cause) + " Last error: " + cause, cause);
     }
@@ -353,13 +324,7 @@ public final class DeltaSinkWriter {
   // ---------------------------------------------------------------- preCommit / close / stop
 
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> current) {
-    Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
-    for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
-      if (e.getValue().committed >= 0 && current.containsKey(e.getKey())) {
-        durable.put(e.getKey(), new OffsetAndMetadata(e.getValue().committed + 1));
-      }
-    }
-    return durable;
+    return offsets.committable(current);
   }
 
   /**
@@ -367,16 +332,16 @@ public final class DeltaSinkWriter {
    * assigned: when that commit fails, their rows are dropped with the batch, so they are re-read.
    */
   public void close(Collection<TopicPartition> partitions) {
-    Set<TableWriter> affected = new HashSet<>();
+    Set<Table> affected = new LinkedHashSet<>();
     for (TopicPartition tp : partitions) {
-      TableWriter t = tableOf.get(tp);
-      if (t != null && t.partitionsInBatch().contains(tp)) {
+      Table t = offsets.tableOf(tp);
+      if (t != null && t.files.partitions().contains(tp)) {
         affected.add(t);
       }
     }
-    closing = Set.copyOf(partitions);
+    offsets.closing(partitions);
     try {
-      for (TableWriter table : affected) {
+      for (Table table : affected) {
         if (failed) {
           table.abort();
           continue;
@@ -392,57 +357,26 @@ public final class DeltaSinkWriter {
         }
       }
     } finally {
-      closing = Set.of();
+      offsets.closed(partitions);
     }
-    for (TopicPartition tp : partitions) {
-      progress.remove(tp);
-      tableOf.remove(tp);
-    }
-    tables.values().removeIf(t -> !tableOf.containsValue(t) && t.isEmpty());
+    tables.values().removeIf(t -> !offsets.writesTo(t) && t.files.isEmpty());
   }
 
   public void stop() {
-    for (TableWriter table : tables.values()) {
-      table.abort();
-    }
+    tables.values().forEach(Table::abort);
     tables.clear();
-    progress.clear();
-    tableOf.clear();
+    offsets.clear();
   }
 
   // ---------------------------------------------------------------- helpers
 
-  /** Marks a tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
-  private static final DataException IGNORED = new DataException("ignored null value");
-
-  private TableWriter tableFor(String topic) {
-    return tables.computeIfAbsent(config.tablePath(topic), path -> new TableWriter(path, conf, config));
+  private Table tableFor(String topic) {
+    return tables.computeIfAbsent(config.tablePath(topic), path -> new Table(path, conf, config));
   }
 
-  private <T> T withRetries(String what, java.util.function.Supplier<T> action) {
-    long deadline = clock.getAsLong() + Math.min(config.commitRetryTimeoutMs(), 60_000);
-    long backoff = 250;
-    while (true) {
-      try {
-        return action.get();
-      } catch (RuntimeException e) {
-        if (clock.getAsLong() >= deadline || !Transience.isTransient(e)) {
-          throw new ConnectException("Could not " + what + ". " + ServiceHint.of(e) + " Error: " + e, e);
-        }
-        LOG.warn("Could not {} (retrying in {} ms): {}", what, backoff, e.toString());
-        sleep(backoff);
-        backoff = Math.min(backoff * 2, 5_000);
-      }
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectException("Interrupted", e);
-    }
+  private static ConnectException cannotRead(Table table, RuntimeException e) {
+    return new ConnectException("Could not read the Delta log of " + table.path() + ". " + ServiceHint.of(e)
+        + " Error: " + e, e);
   }
 
   private static String resumeOffsets(Map<TopicPartition, Long> versions) {
@@ -451,8 +385,8 @@ public final class DeltaSinkWriter {
     return out.toString();
   }
 
-  private static Map<String, Long> toStrings(Map<TopicPartition, Long> offsets) {
-    Map<String, Long> out = new HashMap<>();
+  private static Map<String, Long> sorted(Map<TopicPartition, Long> offsets) {
+    Map<String, Long> out = new TreeMap<>();
     offsets.forEach((tp, v) -> out.put(tp.toString(), v));
     return out;
   }

@@ -263,6 +263,37 @@ class DeltaSinkWriterTest {
   }
 
   @Test
+  void aTableThatCannotBeReadInOpenIsReadByTheNextPutAndTheBatchFetchedMeanwhileIsStale() throws Exception {
+    String[] failing = {"hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
+        "hadoop.fs.file.impl.disable.cache", "true"};
+    DeltaSinkWriter first = writer(new FakeSinkContext(), failing);
+    first.open(List.of(TP));
+    putAndCommit(first, records(0, 10));
+    first.stop();
+
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, failing);
+    try {
+      FailingLocalFileSystem.failLogReads = true;
+      w.open(List.of(TP)); // does not hold up the rebalance
+      assertTrue(ctx.seeks.isEmpty());
+      // The consumer fetched from the group offset (0, say); the table is still unreadable.
+      assertThrows(RetriableException.class, () -> w.put(records(0, 12)));
+      assertTrue(ctx.timeoutMs > 0, "Connect backs off before it redelivers");
+    } finally {
+      FailingLocalFileSystem.failLogReads = false;
+    }
+    w.put(records(0, 12)); // the redelivery: resolves the partition, all of it stale
+    assertEquals(Map.of(TP, 10L), ctx.seeks, "resume at txn version + 1");
+    assertTrue(w.preCommit(Map.of(TP, new OffsetAndMetadata(12))).get(TP).offset() == 10);
+    putAndCommit(w, records(10, 15)); // what the consumer delivers after the seek
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(15, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+    assertEquals(14, txnVersion());
+  }
+
+  @Test
   void aFailedUploadDropsTheBatchAndRereadsItEvenBeforeTheFirstCommit() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),

@@ -17,6 +17,8 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 /** Records what a task asks of Connect: seeks, timeouts, errant records. Also plays a zombie task's Connect in ITs. */
 public final class FakeSinkContext implements SinkTaskContext {
   public final Map<TopicPartition, Long> seeks = new HashMap<>();
+  /** The last back-off asked for with {@link #timeout} (-1: none). */
+  public long timeoutMs = -1;
   public final Set<TopicPartition> assignment = new HashSet<>();
   public final List<SinkRecord> errant = new CopyOnWriteArrayList<>();
   final List<Throwable> errors = new CopyOnWriteArrayList<>();
@@ -47,6 +49,7 @@ public final class FakeSinkContext implements SinkTaskContext {
 
   @Override
   public void timeout(long timeoutMs) {
+    this.timeoutMs = timeoutMs;
   }
 
   @Override

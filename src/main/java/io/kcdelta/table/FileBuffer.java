@@ -1,0 +1,215 @@
+package io.kcdelta.table;
+
+import io.delta.standalone.types.StructType;
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.parquet.DataFile;
+import io.kcdelta.parquet.ParquetFileWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * The rows buffered for one table until its next commit: one rolling Parquet file per partition value,
+ * the finished files, and the Kafka offsets they cover. Knows nothing of commits; {@link #drain} hands
+ * the batch over.
+ */
+final class FileBuffer {
+  private final Path root;
+  private final Configuration conf;
+  private final long fileMaxBytes;
+  private final CompressionCodecName codec;
+  private final String codecSuffix;
+
+  private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
+  private final List<PendingFile> finished = new ArrayList<>();
+  /**
+   * Files of a batch whose commit failed without a verdict: that commit may have landed (e.g. the
+   * log store won the version, then a later step failed), so they may be in the table. Never deleted.
+   */
+  private final Set<PendingFile> inDoubt = new HashSet<>();
+  private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
+  private long oldestRecordMs = -1;
+
+  FileBuffer(Path root, Configuration conf, DeltaSinkConfig config) {
+    this.root = root;
+    this.conf = conf;
+    this.fileMaxBytes = config.fileMaxBytes();
+    this.codec = config.compressionCodec();
+    this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
+  }
+
+  boolean isEmpty() {
+    return lastOffsets.isEmpty();
+  }
+
+  long oldestRecordMs() {
+    return oldestRecordMs;
+  }
+
+  Set<TopicPartition> partitions() {
+    return lastOffsets.keySet();
+  }
+
+  /**
+   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O failure
+   * leaves it unusable and the caller must {@link #abort()}.
+   */
+  void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs) throws IOException {
+    List<String> key = layout.partitionKey(value);
+    OpenFile file = openFiles.get(key);
+    if (file != null && file.schema != layout.valueSchema() && !file.schema.equals(layout.valueSchema())) {
+      // A file holds one Parquet schema; a new record schema starts a new file.
+      finish(key, file);
+      file = null;
+    }
+    if (file == null) {
+      file = open(key, layout);
+      openFiles.put(key, file);
+    }
+    file.writer.write(value);
+    if (file.writer.dataSize() >= fileMaxBytes) {
+      finish(key, file);
+    }
+    markProcessed(tp, offset, nowMs);
+  }
+
+  /** Records that {@code offset} is covered by this batch although it produced no row (tombstone, errant). */
+  void markProcessed(TopicPartition tp, long offset, long nowMs) {
+    lastOffsets.put(tp, offset);
+    if (oldestRecordMs < 0) {
+      oldestRecordMs = nowMs;
+    }
+  }
+
+  /** Bytes the open files hold in memory until they are finished. */
+  long openBytes() {
+    long total = 0;
+    for (OpenFile f : openFiles.values()) {
+      total += f.writer.dataSize();
+    }
+    return total;
+  }
+
+  long largestOpenFileBytes() {
+    long largest = 0;
+    for (OpenFile f : openFiles.values()) {
+      largest = Math.max(largest, f.writer.dataSize());
+    }
+    return largest;
+  }
+
+  /** Finishes the largest open file early; it waits for the commit as a finished file. */
+  void finishLargest() throws IOException {
+    Map.Entry<List<String>, OpenFile> largest = null;
+    for (Map.Entry<List<String>, OpenFile> e : openFiles.entrySet()) {
+      if (largest == null || e.getValue().writer.dataSize() > largest.getValue().writer.dataSize()) {
+        largest = e;
+      }
+    }
+    if (largest != null) {
+      finish(largest.getKey(), largest.getValue());
+    }
+  }
+
+  private OpenFile open(List<String> key, RecordLayout layout) throws IOException {
+    StringBuilder dir = new StringBuilder();
+    Map<String, String> values = new LinkedHashMap<>();
+    List<Field> columns = layout.partitionFields();
+    for (int i = 0; i < columns.size(); i++) {
+      String column = columns.get(i).name();
+      String value = key.get(i);
+      values.put(column, value);
+      dir.append(column).append('=').append(PartitionPaths.escape(value)).append('/');
+    }
+    String name = "part-" + UUID.randomUUID() + ".c000." + codecSuffix + "parquet";
+    Path path = new Path(root, dir + name);
+    ParquetFileWriter writer = new ParquetFileWriter(conf, path, layout.valueSchema(), layout.excluded(), codec);
+    return new OpenFile(writer, layout.valueSchema(), values);
+  }
+
+  private void finish(List<String> key, OpenFile file) throws IOException {
+    openFiles.remove(key);
+    DataFile done;
+    try {
+      done = file.writer.finish();
+    } catch (IOException | RuntimeException e) {
+      // not kept anywhere after this: release its buffers and delete what was written of it
+      file.writer.abort();
+      throw e;
+    }
+    finished.add(new PendingFile(done, file.partitionValues));
+  }
+
+  /**
+   * Finishes (uploads) every open file and hands over the whole batch; the buffer is empty afterwards
+   * unless this throws, in which case the caller must {@link #abort()}.
+   */
+  Batch drain(StructType schema, List<String> partitionColumns) throws IOException {
+    for (Map.Entry<List<String>, OpenFile> e : new ArrayList<>(openFiles.entrySet())) {
+      finish(e.getKey(), e.getValue());
+    }
+    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), schema, partitionColumns);
+    finished.clear();
+    lastOffsets.clear();
+    oldestRecordMs = -1;
+    return batch;
+  }
+
+  /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
+  void requeue(Batch batch) {
+    inDoubt.addAll(batch.files());
+    finished.addAll(0, batch.files());
+    batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
+    // Due at once: the next put retries the commit.
+    oldestRecordMs = 0;
+  }
+
+  void committed(Batch batch) {
+    batch.files().forEach(inDoubt::remove);
+  }
+
+  /** Drops everything buffered; open files are deleted, finished ones too unless they may be committed. */
+  void abort() {
+    for (OpenFile file : openFiles.values()) {
+      file.writer.abort();
+    }
+    openFiles.clear();
+    deleteUncommitted(finished);
+    finished.clear();
+    lastOffsets.clear();
+    oldestRecordMs = -1;
+  }
+
+  /**
+   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them).
+   * Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not deleted.
+   */
+  void deleteUncommitted(List<PendingFile> files) {
+    for (PendingFile f : files) {
+      if (inDoubt.remove(f)) {
+        continue;
+      }
+      try {
+        f.file().path().getFileSystem(conf).delete(f.file().path(), false);
+      } catch (IOException | RuntimeException e) {
+        // Never referenced by the log, so readers never see it.
+      }
+    }
+  }
+
+  private record OpenFile(ParquetFileWriter writer, Schema schema, Map<String, String> partitionValues) {
+  }
+}

@@ -1,0 +1,149 @@
+package io.kcdelta.table;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Where each partition assigned to the task stands: what is durable, what was seen (to drop
+ * redeliveries), where to seek when a batch is dropped, and which offsets Kafka may be told.
+ * Seeks name only partitions the task still owns: Connect fails the task at its next poll when asked
+ * to seek a partition that is no longer assigned.
+ */
+final class PartitionOffsets {
+  private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
+  private final Map<TopicPartition, Table> tableOf = new HashMap<>();
+  /** Assigned, but the table could not be read in open(): put() reads it before it takes records. */
+  private final Map<TopicPartition, Table> unresolved = new HashMap<>();
+  /** Partitions close() is closing: no longer ours to seek. */
+  private Set<TopicPartition> closing = Set.of();
+
+  /** The partition resumes after {@code durable}, the txn version the table holds (-1: none). */
+  void opened(TopicPartition tp, Table table, long durable) {
+    progress.put(tp, new PartitionProgress(durable));
+    tableOf.put(tp, table);
+    unresolved.remove(tp);
+  }
+
+  void unresolved(TopicPartition tp, Table table) {
+    unresolved.put(tp, table);
+  }
+
+  /** Per table, the assigned partitions whose resume offset is not known yet. */
+  Map<Table, List<TopicPartition>> unresolvedByTable() {
+    Map<Table, List<TopicPartition>> byTable = new LinkedHashMap<>();
+    unresolved.forEach((tp, t) -> byTable.computeIfAbsent(t, x -> new ArrayList<>()).add(tp));
+    return byTable;
+  }
+
+  /**
+   * The partition was resolved late, from put(): the batch Connect delivers now was fetched from the
+   * group offset, not from where the table resumes, so it is stale until the seek applies.
+   */
+  void resolvedLate(TopicPartition tp, Table table, long durable) {
+    opened(tp, table, durable);
+    progress.get(tp).rewindPending = durable >= 0;
+  }
+
+  /** The table the partition writes to, or null when it was never opened. */
+  Table tableOf(TopicPartition tp) {
+    return tableOf.get(tp);
+  }
+
+  /** True for a record already buffered, skipped or committed, or stale until a seek applies. */
+  boolean isRedelivery(TopicPartition tp, long offset) {
+    PartitionProgress p = progress.get(tp);
+    if (p.rewindPending || offset <= p.lastSeen) {
+      return true;
+    }
+    if (p.firstReceived < 0) {
+      p.firstReceived = offset;
+    }
+    return false;
+  }
+
+  /** The record is in the table's batch (as a row, or as processed without one). */
+  void seen(TopicPartition tp, long offset) {
+    progress.get(tp).lastSeen = offset;
+  }
+
+  /** Per partition of the batch, the txn version the table must still hold for this task to commit. */
+  Map<TopicPartition, Long> expectedVersions(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, Long> expected = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      expected.put(tp, progress.get(tp).committed);
+    }
+    return expected;
+  }
+
+  /** These offsets are durable in the table (ours, or another writer's after a fence). */
+  void durable(Map<TopicPartition, Long> versions) {
+    versions.forEach((tp, v) -> progress.get(tp).committed = v);
+  }
+
+  /**
+   * Forgets what the table's partitions buffered since their last durable offset; returns the seeks
+   * that make Connect deliver it again, for the partitions the task keeps.
+   */
+  Map<TopicPartition, Long> rewind(Table table) {
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    for (Map.Entry<TopicPartition, Table> e : tableOf.entrySet()) {
+      if (e.getValue() == table && !closing.contains(e.getKey())) {
+        long target = progress.get(e.getKey()).rewind();
+        if (target >= 0) {
+          seeks.put(e.getKey(), target);
+        }
+      }
+    }
+    return seeks;
+  }
+
+  /** put() returned normally: Connect applies the seeks asked so far before it fetches again. */
+  void seeksApplied() {
+    for (PartitionProgress p : progress.values()) {
+      p.rewindPending = false;
+    }
+  }
+
+  /** Only offsets durable in the Delta log go to Kafka, and only of partitions Connect asks about. */
+  Map<TopicPartition, OffsetAndMetadata> committable(Map<TopicPartition, OffsetAndMetadata> current) {
+    Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
+    progress.forEach((tp, p) -> {
+      if (p.committed >= 0 && current.containsKey(tp)) {
+        durable.put(tp, new OffsetAndMetadata(p.committed + 1));
+      }
+    });
+    return durable;
+  }
+
+  /** While close() runs, these partitions are no longer sought. */
+  void closing(Collection<TopicPartition> partitions) {
+    closing = Set.copyOf(partitions);
+  }
+
+  void closed(Collection<TopicPartition> partitions) {
+    closing = Set.of();
+    for (TopicPartition tp : partitions) {
+      progress.remove(tp);
+      tableOf.remove(tp);
+      unresolved.remove(tp);
+    }
+  }
+
+  boolean writesTo(Table table) {
+    return tableOf.containsValue(table) || unresolved.containsValue(table);
+  }
+
+  void clear() {
+    progress.clear();
+    tableOf.clear();
+    unresolved.clear();
+    closing = Set.of();
+  }
+}

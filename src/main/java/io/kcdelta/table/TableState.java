@@ -1,0 +1,153 @@
+package io.kcdelta.table;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.actions.Metadata;
+import io.delta.standalone.types.StructType;
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.parquet.DataFile;
+import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.PartitionValues;
+import io.kcdelta.schema.SchemaEvolution;
+import io.kcdelta.schema.SchemaMappingException;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * What the task knows of one Delta table: its log, its schema and partitioning as last read or
+ * committed, and how each Connect record schema maps onto it.
+ */
+final class TableState {
+  /**
+   * Layouts are cached per Connect schema instance. Converters usually reuse instances, but one that
+   * builds a new instance per record would grow the cache without bound between rebalances: past this
+   * many it starts over (planning a layout again is cheap and gives the same answer).
+   */
+  static final int MAX_LAYOUTS = 256;
+
+  private final String path;
+  private final Path root;
+  private final Configuration conf;
+  private final DeltaSinkConfig config;
+  /** Opened on first use, so that reading the table happens where its failures are retried. */
+  private DeltaLog log;
+  /** As last read or committed (null: the table does not exist yet). */
+  private StructType tableSchema;
+  private List<String> partitionColumns;
+  /** The table schema extended by what the buffered rows need. */
+  private StructType batchSchema;
+  private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
+
+  TableState(String path, Configuration conf, DeltaSinkConfig config) {
+    this.path = path;
+    this.root = new Path(path);
+    this.conf = conf;
+    this.config = config;
+  }
+
+  String path() {
+    return path;
+  }
+
+  Path root() {
+    return root;
+  }
+
+  DeltaLog log() {
+    if (log == null) {
+      log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
+    }
+    return log;
+  }
+
+  /**
+   * Takes the table's schema and partitioning as of {@code metadata} (null: no table yet). While rows
+   * are buffered their files keep the layout they were written with.
+   */
+  void refresh(Metadata metadata, boolean nothingBuffered) {
+    if (metadata == null || metadata.getSchema() == null) {
+      tableSchema = null;
+      partitionColumns = config.partitionColumns();
+    } else {
+      tableSchema = metadata.getSchema();
+      partitionColumns = List.copyOf(metadata.getPartitionColumns());
+    }
+    if (nothingBuffered) {
+      batchDropped();
+    }
+  }
+
+  /** The buffered batch is gone: the next rows start from the table's own schema. */
+  void batchDropped() {
+    batchSchema = tableSchema;
+    layouts.clear();
+  }
+
+  /** The batch is in the table: its schema and partitioning are the table's now. */
+  void committed(Batch batch) {
+    tableSchema = batch.schema();
+    partitionColumns = batch.partitionColumns();
+  }
+
+  StructType batchSchema() {
+    return batchSchema;
+  }
+
+  List<String> partitionColumns() {
+    return partitionColumns;
+  }
+
+  String relativePath(DataFile file) {
+    return root.toUri().relativize(file.path().toUri()).toString();
+  }
+
+  /**
+   * Checks that records of this schema fit the table, without touching any file. Throws a
+   * {@link org.apache.kafka.connect.errors.DataException} naming what to fix when they do not.
+   */
+  RecordLayout layoutFor(Schema valueSchema) {
+    RecordLayout layout = layouts.get(valueSchema);
+    if (layout == null) {
+      layout = planLayout(valueSchema);
+      if (layouts.size() >= MAX_LAYOUTS) {
+        layouts.clear();
+      }
+      layouts.put(valueSchema, layout);
+    }
+    return layout;
+  }
+
+  int cachedLayouts() {
+    return layouts.size();
+  }
+
+  private RecordLayout planLayout(Schema valueSchema) {
+    if (tableSchema == null && !config.autoCreate()) {
+      throw new ConnectException("Delta table " + path + " does not exist and " + DeltaSinkConfig.AUTO_CREATE
+          + "=false. Create the table or set " + DeltaSinkConfig.AUTO_CREATE + "=true.");
+    }
+    StructType incoming = DeltaSchemas.toDelta(valueSchema);
+    StructType evolved = batchSchema == null ? incoming
+        : SchemaEvolution.evolve(batchSchema, incoming, config.schemaEvolution());
+    List<Field> partitionFields = new ArrayList<>(partitionColumns.size());
+    for (String column : partitionColumns) {
+      Field field = valueSchema.field(column);
+      if (field == null) {
+        throw new SchemaMappingException("The record has no field '" + column + "', a partition column of "
+            + path + " (" + DeltaSinkConfig.PARTITION_COLUMNS + "=" + String.join(",", partitionColumns)
+            + "). Records must carry every partition column as a top-level field.");
+      }
+      PartitionValues.checkPartitionable(column, field.schema());
+      partitionFields.add(field);
+    }
+    batchSchema = evolved;
+    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns));
+  }
+}
