@@ -57,7 +57,4 @@ final class CommitFileCache {
         }
     }
 
-    synchronized int size() {
-        return entries.size();
-    }
 }

@@ -48,7 +48,4 @@ final class PathLocks {
         locks.compute(path, (k, v) -> --v.users == 0 ? null : v);
     }
 
-    int size() {
-        return locks.size();
-    }
 }

@@ -1,10 +1,20 @@
 package io.kcdelta.parquet;
 
-/** The few JSON pieces the stats need; a JSON library would be a dependency for one escaping rule. */
-final class JsonText {
+/**
+ * JSON string literals, for the column stats and for the log fields Delta Standalone writes verbatim; a
+ * JSON library would be a dependency for one escaping rule.
+ */
+public final class JsonText {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
   private JsonText() {
+  }
+
+  /** {@code s} as a JSON string literal. */
+  public static String quote(String s) {
+    StringBuilder out = new StringBuilder(s.length() + 16);
+    appendString(out, s);
+    return out.toString();
   }
 
   static void appendString(StringBuilder out, String s) {

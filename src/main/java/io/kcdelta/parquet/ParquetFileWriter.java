@@ -25,11 +25,11 @@ import org.slf4j.LoggerFactory;
  * Not thread-safe: one writer belongs to one task thread.
  */
 public final class ParquetFileWriter implements Closeable {
-  private static final Logger log = LoggerFactory.getLogger(ParquetFileWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ParquetFileWriter.class);
 
   private final Configuration conf;
   private final Path file;
-  private final MessageType parquetSchema;
+
   private final StructStats stats = new StructStats();
   private final StructWriteSupport writeSupport;
   private final ParquetWriter<Struct> writer;
@@ -46,7 +46,7 @@ public final class ParquetFileWriter implements Closeable {
     Set<String> excluded = excludedFields == null ? Set.of() : excludedFields;
     this.conf = conf;
     this.file = file;
-    this.parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
+    MessageType parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
     StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
     this.writeSupport = new StructWriteSupport(parquetSchema, root);
     this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
@@ -83,11 +83,6 @@ public final class ParquetFileWriter implements Closeable {
     return numRecords;
   }
 
-  /** The schema of the file's columns (without the excluded fields). */
-  public MessageType parquetSchema() {
-    return parquetSchema;
-  }
-
   /** Closes (uploads) the file and describes it. */
   public DataFile finish() throws IOException {
     if (closed) {
@@ -110,14 +105,14 @@ public final class ParquetFileWriter implements Closeable {
         // ParquetWriter cannot drop its stream unclosed; on S3 this uploads what the delete removes next.
         writer.close();
       } catch (Exception | LinkageError e) {
-        log.debug("Closing aborted Parquet file {} failed", file, e);
+        LOG.debug("Closing aborted Parquet file {} failed", file, e);
       }
     }
     try {
       FileSystem fs = file.getFileSystem(conf);
       fs.delete(file, false);
     } catch (Exception | LinkageError e) {
-      log.warn("Could not delete aborted Parquet file {}; it is never referenced by the table (VACUUM removes it)",
+      LOG.warn("Could not delete aborted Parquet file {}; it is never referenced by the table (VACUUM removes it)",
           file, e);
     }
   }

@@ -10,6 +10,7 @@ import io.delta.standalone.actions.SetTransaction;
 import io.delta.standalone.exceptions.ConcurrentTransactionException;
 import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
 import io.delta.standalone.types.StructType;
+import io.kcdelta.parquet.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -129,7 +130,7 @@ final class DeltaCommitter {
     List<Action> actions = new ArrayList<>(batch.files().size() + batch.lastOffsets().size());
     for (PendingFile f : batch.files()) {
       actions.add(AddFile.builder(table.state.relativePath(f.file()), f.partitionValues(), f.file().sizeBytes(), now, true)
-          .stats(JsonStrings.quote(f.file().statsJson()))
+          .stats(JsonText.quote(f.file().statsJson()))
           .build());
     }
     for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
@@ -140,9 +141,9 @@ final class DeltaCommitter {
 
   private static Operation operation(Batch batch) {
     Map<String, String> params = new HashMap<>();
-    params.put("mode", JsonStrings.quote("Append"));
+    params.put("mode", JsonText.quote("Append"));
     // Values are written verbatim and read back as strings: a JSON string holding the JSON array.
-    params.put("partitionBy", JsonStrings.quote(batch.partitionColumns().stream().map(JsonStrings::quote)
+    params.put("partitionBy", JsonText.quote(batch.partitionColumns().stream().map(JsonText::quote)
         .collect(Collectors.joining(",", "[", "]"))));
     return new Operation(Operation.Name.WRITE, params);
   }
