@@ -2,10 +2,15 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
+import io.kcdelta.retry.Backoff;
+import io.kcdelta.retry.RetryBudget;
+import io.kcdelta.retry.RetryPolicy;
+import io.kcdelta.retry.Transience;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -13,6 +18,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -336,6 +342,12 @@ public final class DeltaSinkWriter {
 
   /** A RetriableException within the retry budget, else a ConnectException that says what to check. */
   private RuntimeException retryOrFail(TableWriter table, String what, Exception cause) {
+    if (!Transience.isTransient(cause)) {
+      // A bug or a configuration problem: retrying it for the whole budget only hides it.
+      failed = true;
+      return new ConnectException(what + " failed for a reason that retrying cannot fix. " + ServiceHint.of(cause)
+          + " Error: " + cause, cause);
+    }
     long now = clock.getAsLong();
     if (table.failingSinceMs < 0) {
       table.failingSinceMs = now;
@@ -419,22 +431,30 @@ public final class DeltaSinkWriter {
     return tables.computeIfAbsent(config.tablePath(topic), path -> new TableWriter(path, conf, config));
   }
 
+  /**
+   * Retries a passing failure for at most a minute (or delta.commit.retry.timeout.ms if shorter), on
+   * the real clock: this blocks open(), Connect's rebalance callback, in which the consumer does not poll.
+   */
   private <T> T withRetries(String what, java.util.function.Supplier<T> action) {
-    long deadline = clock.getAsLong() + Math.min(config.commitRetryTimeoutMs(), 60_000);
-    long backoff = 250;
+    RetryBudget budget = new RetryPolicy(RetryPolicy.UNLIMITED_ATTEMPTS,
+        Duration.ofMillis(Math.min(config.commitRetryTimeoutMs(), 60_000)), Duration.ZERO, OPEN_BACKOFF).start();
     while (true) {
       try {
         return action.get();
       } catch (RuntimeException e) {
-        if (clock.getAsLong() >= deadline || !Transience.isTransient(e)) {
-          throw new ConnectException("Could not " + what + ". " + ServiceHint.of(e) + " Error: " + e, e);
+        OptionalLong backoff = Transience.isTransient(e) ? budget.nextDelayMillis() : OptionalLong.empty();
+        if (backoff.isEmpty()) {
+          String tried = budget.failedAttempts() > 1
+              ? " (" + budget.failedAttempts() + " attempts in " + budget.elapsedMillis() + " ms)" : "";
+          throw new ConnectException("Could not " + what + tried + ". " + ServiceHint.of(e) + " Error: " + e, e);
         }
-        LOG.warn("Could not {} (retrying in {} ms): {}", what, backoff, e.toString());
-        sleep(backoff);
-        backoff = Math.min(backoff * 2, 5_000);
+        LOG.warn("Could not {} (retrying in {} ms): {}", what, backoff.getAsLong(), e.toString());
+        sleep(backoff.getAsLong());
       }
     }
   }
+
+  private static final Backoff OPEN_BACKOFF = Backoff.ofMillis(250, 5_000);
 
   private static void sleep(long ms) {
     try {
