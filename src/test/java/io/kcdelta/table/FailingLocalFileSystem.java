@@ -7,9 +7,11 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
-/** The local file system, except that creating Parquet files fails while {@link #failParquet} is set. */
+/** The local file system, except that creating Parquet files fails while {@link #failParquet} or {@link #bug} is set. */
 public class FailingLocalFileSystem extends RawLocalFileSystem {
   static volatile boolean failParquet;
+  /** When set, creating a Parquet file throws this instead: a bug below the writer, not an outage. */
+  static volatile RuntimeException bug;
 
   @Override
   public FSDataOutputStream create(Path f, boolean overwrite, int bufferSize, short replication, long blockSize,
@@ -26,6 +28,10 @@ public class FailingLocalFileSystem extends RawLocalFileSystem {
   }
 
   private static void failIfParquet(Path f) throws IOException {
+    RuntimeException injected = bug;
+    if (injected != null && f.getName().endsWith(".parquet")) {
+      throw injected;
+    }
     if (failParquet && f.getName().endsWith(".parquet")) {
       throw new IOException("injected: storage unavailable");
     }
