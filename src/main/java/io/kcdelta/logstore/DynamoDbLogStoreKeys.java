@@ -63,19 +63,40 @@ public final class DynamoDbLogStoreKeys {
     public static final String ACCESS_KEY = PREFIX + "access.key";
     public static final String SECRET_KEY = PREFIX + "secret.key";
 
+    /*
+     * Retry limits of one DynamoDB call (GetItem, PutItem, Query, DescribeTable, CreateTable). A call
+     * retries passing failures (throttling, 5xx, timeouts, network errors) until it has made
+     * RETRY_MAX_ATTEMPTS attempts or until another attempt could not end within CALL_TIMEOUT_MS,
+     * whichever comes first. With the defaults a call blocks at most 25 s; the writer then retries the
+     * commit within delta.commit.retry.timeout.ms without blocking Connect's poll loop.
+     */
+
     /** Attempts per DynamoDB call on throttling, 5xx and timeouts (the first try included). Default {@value #DEFAULT_RETRY_MAX_ATTEMPTS}. */
     public static final String RETRY_MAX_ATTEMPTS = PREFIX + "retry.max.attempts";
     public static final int DEFAULT_RETRY_MAX_ATTEMPTS = 8;
 
-    /** First backoff delay in ms; doubles per attempt up to {@link #RETRY_MAX_DELAY_MS}. */
+    /** First backoff delay in ms; doubles per attempt up to {@link #RETRY_MAX_DELAY_MS}, with jitter. */
     public static final String RETRY_BASE_DELAY_MS = PREFIX + "retry.base.delay.ms";
     public static final long DEFAULT_RETRY_BASE_DELAY_MS = 50L;
     public static final String RETRY_MAX_DELAY_MS = PREFIX + "retry.max.delay.ms";
     public static final long DEFAULT_RETRY_MAX_DELAY_MS = 5_000L;
 
-    /** Timeout of one HTTP attempt in ms; a timed-out attempt counts as transient. */
+    /**
+     * Timeout of one HTTP attempt in ms; a timed-out attempt counts as transient. Default
+     * {@value #DEFAULT_ATTEMPT_TIMEOUT_MS}: DynamoDB answers in milliseconds, so an attempt this slow
+     * is a lost connection, and waiting longer only delays the retry.
+     */
     public static final String ATTEMPT_TIMEOUT_MS = PREFIX + "attempt.timeout.ms";
-    public static final long DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000L;
+    public static final long DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000L;
+
+    /**
+     * Longest time one DynamoDB call may take, all attempts and backoff included, in ms. The table
+     * check at first use (DescribeTable, CreateTable, the wait until ACTIVE) keeps the same bound as a
+     * whole. Raised to {@link #ATTEMPT_TIMEOUT_MS} if set below it. Default {@value #DEFAULT_CALL_TIMEOUT_MS}:
+     * well below Connect's max.poll.interval.ms (300 s).
+     */
+    public static final String CALL_TIMEOUT_MS = PREFIX + "call.timeout.ms";
+    public static final long DEFAULT_CALL_TIMEOUT_MS = 25_000L;
 
     /** s3a keys used as the credential fallback and the region fallback. */
     public static final String FS_S3A_ACCESS_KEY = "fs.s3a.access.key";

@@ -1,22 +1,22 @@
 package io.kcdelta.logstore;
 
+import io.kcdelta.retry.RetryBudget;
+import io.kcdelta.retry.RetryPolicy;
+import io.kcdelta.retry.Transience;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 
 /**
- * Runs one DynamoDB call with a bounded budget of attempts and exponential backoff on transient
- * failures (throttling, 5xx, network errors, timeouts), and turns every other failure into an
+ * Runs one DynamoDB call within its {@link RetryPolicy} (attempts, a total deadline, backoff with
+ * jitter), retrying what {@link Transience} calls passing, and turns every other failure into an
  * {@link IOException} that names the action and the table, which is what an operator needs to fix
  * an IAM policy or a typo.
  *
@@ -28,9 +28,11 @@ final class DynamoDbRetrier {
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbRetrier.class);
 
     private final DynamoDbSettings settings;
+    private final RetryPolicy policy;
 
     DynamoDbRetrier(DynamoDbSettings settings) {
         this.settings = settings;
+        this.policy = settings.retryPolicy();
     }
 
     /** {@code call} sees how many attempts ran before it (0 on the first). */
@@ -39,54 +41,49 @@ final class DynamoDbRetrier {
     }
 
     <T> T call(String action, Supplier<T> call) throws IOException {
-        return call(action, previous -> call.get());
+        return call(action, null, previous -> call.get());
     }
 
     <T> T call(String action, Attempt<T> call) throws IOException {
-        SdkException last = null;
-        for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
+        return call(action, null, call);
+    }
+
+    /** As a step of an operation with its own budget: never retries past {@code outer}'s deadline. */
+    <T> T call(String action, RetryBudget outer, Supplier<T> call) throws IOException {
+        return call(action, outer, previous -> call.get());
+    }
+
+    private <T> T call(String action, RetryBudget outer, Attempt<T> call) throws IOException {
+        RetryBudget budget = outer == null ? policy.start() : policy.startWithin(outer);
+        while (true) {
             try {
-                return call.run(attempt - 1);
+                return call.run(budget.failedAttempts());
             } catch (ConditionalCheckFailedException e) {
                 throw e;
             } catch (SdkException e) {
-                if (!isTransient(e)) {
+                if (!Transience.isTransient(e)) {
                     throw permanent(action, e);
                 }
-                last = e;
-                if (attempt < settings.maxAttempts()) {
-                    long delay = backoffMillis(attempt);
-                    LOG.debug("DynamoDB {} on table {} failed transiently (attempt {}/{}), retrying in {} ms: {}",
-                            action, settings.tableName(), attempt, settings.maxAttempts(), delay, e.toString());
-                    sleep(delay);
+                OptionalLong delay = budget.nextDelayMillis();
+                if (delay.isEmpty()) {
+                    throw gaveUp(action, budget, e);
                 }
+                LOG.debug("DynamoDB {} on table {} failed transiently (attempt {}/{}), retrying in {} ms: {}",
+                        action, settings.tableName(), budget.failedAttempts(), policy.maxAttempts(),
+                        delay.getAsLong(), e.toString());
+                sleep(delay.getAsLong());
             }
         }
-        throw new IOException("DynamoDB at " + settings.describeService() + " was unreachable or throttled for "
-                + settings.maxAttempts() + " attempts (" + action + " on table '" + settings.tableName()
-                + "'); last error: " + last.getMessage(), last);
     }
 
-    static boolean isTransient(SdkException e) {
-        if (e instanceof ConditionalCheckFailedException) {
-            return false;
-        }
-        if (e instanceof ApiCallAttemptTimeoutException || e instanceof ApiCallTimeoutException) {
-            return true;
-        }
-        if (e instanceof AwsServiceException ase) {
-            return ase.isThrottlingException() || ase.statusCode() >= 500;
-        }
-        if (e instanceof SdkClientException) {
-            // Connection refused/reset, read timeouts. A client error without an I/O cause is a local
-            // problem (no credentials, bad region) that waiting does not fix.
-            for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-                if (t instanceof IOException) {
-                    return true;
-                }
-            }
-        }
-        return false;
+    private IOException gaveUp(String action, RetryBudget budget, SdkException last) {
+        return new IOException("DynamoDB at " + settings.describeService() + " was unreachable or throttled for "
+                + budget.failedAttempts() + " attempts in " + budget.elapsedMillis() + " ms (" + action
+                + " on table '" + settings.tableName() + "'; limits: " + policy.maxAttempts() + " attempts, "
+                + policy.total().toMillis() + " ms per call, set by " + DynamoDbLogStoreKeys.RETRY_MAX_ATTEMPTS
+                + " and " + DynamoDbLogStoreKeys.CALL_TIMEOUT_MS + "). Check that the endpoint and region are "
+                + "right and reachable from this worker; if DynamoDB throttles, raise the table's capacity. "
+                + "Last error: " + last.getMessage(), last);
     }
 
     private IOException permanent(String action, SdkException e) {
@@ -106,14 +103,6 @@ final class DynamoDbRetrier {
                     + "RANGE fileName S) or set " + DynamoDbLogStoreKeys.TABLE_AUTO_CREATE + "=true", e);
         }
         return new IOException(where + " failed: " + e.getMessage(), e);
-    }
-
-    private long backoffMillis(int attempt) {
-        long base = settings.retryBaseDelay().toMillis();
-        long cap = settings.retryMaxDelay().toMillis();
-        long exp = attempt >= 31 ? cap : Math.min(cap, base << (attempt - 1));
-        // Jitter spreads writers that were throttled together, so they do not retry in lock step.
-        return exp <= 1 ? exp : exp / 2 + ThreadLocalRandom.current().nextLong(exp / 2 + 1);
     }
 
     private static void sleep(long millis) throws InterruptedIOException {

@@ -2,6 +2,8 @@ package io.kcdelta.logstore;
 
 import static io.kcdelta.logstore.DynamoDbLogStoreKeys.*;
 
+import io.kcdelta.retry.Backoff;
+import io.kcdelta.retry.RetryPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -26,7 +28,8 @@ record DynamoDbSettings(
         int maxAttempts,
         Duration retryBaseDelay,
         Duration retryMaxDelay,
-        Duration attemptTimeout) {
+        Duration attemptTimeout,
+        Duration callTimeout) {
 
     /** Access key pair; toString never shows the secret so the record can be logged. */
     record StaticCredentials(String accessKeyId, String secretAccessKey) {
@@ -50,16 +53,26 @@ record DynamoDbSettings(
         long base = conf.getLong(RETRY_BASE_DELAY_MS, DEFAULT_RETRY_BASE_DELAY_MS);
         long max = conf.getLong(RETRY_MAX_DELAY_MS, DEFAULT_RETRY_MAX_DELAY_MS);
         long attemptTimeout = conf.getLong(ATTEMPT_TIMEOUT_MS, DEFAULT_ATTEMPT_TIMEOUT_MS);
+        long callTimeout = conf.getLong(CALL_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS);
         require(!table.isEmpty(), TABLE_NAME + " must not be empty");
         require(ttl > 0, TTL_SECONDS + " must be > 0, got " + ttl);
         require(attempts >= 1, RETRY_MAX_ATTEMPTS + " must be >= 1, got " + attempts);
         require(base >= 0 && max >= base, RETRY_BASE_DELAY_MS + " and " + RETRY_MAX_DELAY_MS + " must satisfy 0 <= base <= max");
-        require(attemptTimeout > 0, ATTEMPT_TIMEOUT_MS + " must be > 0");
+        require(attemptTimeout > 0, ATTEMPT_TIMEOUT_MS + " must be > 0, got " + attemptTimeout);
+        require(callTimeout > 0, CALL_TIMEOUT_MS + " must be > 0, got " + callTimeout);
         URI endpointUri = endpoint.isEmpty() ? null : parseEndpoint(endpoint);
         return new DynamoDbSettings(table, region, endpointUri, ttl,
                 conf.getBoolean(TABLE_AUTO_CREATE, DEFAULT_TABLE_AUTO_CREATE),
                 credentials(conf), attempts, Duration.ofMillis(base), Duration.ofMillis(max),
-                Duration.ofMillis(attemptTimeout));
+                Duration.ofMillis(attemptTimeout),
+                // A call always gets one whole attempt; a configuration that raised only the attempt
+                // timeout (before the call timeout existed) keeps working.
+                Duration.ofMillis(Math.max(callTimeout, attemptTimeout)));
+    }
+
+    /** The limits of one DynamoDB call. */
+    RetryPolicy retryPolicy() {
+        return new RetryPolicy(maxAttempts, callTimeout, attemptTimeout, new Backoff(retryBaseDelay, retryMaxDelay));
     }
 
     /** "http://127.0.0.1:4567/eu-west-1" style label for error messages; never contains credentials. */

@@ -1,9 +1,16 @@
 package io.kcdelta.logstore;
 
+import io.kcdelta.retry.Backoff;
+import io.kcdelta.retry.RetryBudget;
+import io.kcdelta.retry.RetryPolicy;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -23,12 +30,19 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateTimeToLiveRequest;
  * Creates the log table when it is missing (PAY_PER_REQUEST, HASH tablePath, RANGE fileName), waits
  * until it is ACTIVE, and enables TTL on {@code expireTime}. Runs at most once per JVM and table,
  * because every DeltaLog gets a new LogStore and a DescribeTable per table handle is waste.
+ *
+ * <p>The whole check, from waiting for another task's check to the table being ACTIVE, ends within
+ * {@link DynamoDbLogStoreKeys#CALL_TIMEOUT_MS} (plus one attempt for TTL after a create). A table that
+ * is still CREATING then fails this commit with a transient error; DynamoDB goes on creating it, and
+ * the writer's next attempt finds it.
  */
 final class DynamoDbTableCreator {
 
     private static final Logger LOG = LoggerFactory.getLogger(DynamoDbTableCreator.class);
-    private static final long ACTIVE_TIMEOUT_MS = 120_000;
+    /** Pause between DescribeTable polls while the table is CREATING. */
+    private static final Backoff ACTIVE_POLL = Backoff.ofMillis(50, 1_000);
     private static final Set<String> READY = ConcurrentHashMap.newKeySet();
+    private static final ConcurrentMap<String, ReentrantLock> CHECKS = new ConcurrentHashMap<>();
 
     private DynamoDbTableCreator() {
     }
@@ -38,21 +52,47 @@ final class DynamoDbTableCreator {
         if (READY.contains(readyKey)) {
             return;
         }
-        synchronized (READY) {
+        // The budget starts before the lock: while DynamoDB is unreachable the tasks of a worker queue
+        // here, and each must give up within its own bound, not after everyone ahead of it.
+        RetryBudget budget = checkBudget(s);
+        ReentrantLock check = CHECKS.computeIfAbsent(readyKey, k -> new ReentrantLock());
+        lock(check, budget, s);
+        try {
             if (READY.contains(readyKey)) {
                 return;
             }
-            if (!isActive(client, retrier, s.tableName())) {
-                create(client, retrier, s);
+            if (!isActive(client, retrier, s, budget)) {
+                create(client, retrier, s, budget);
             }
             READY.add(readyKey);
+        } finally {
+            check.unlock();
+        }
+    }
+
+    private static RetryBudget checkBudget(DynamoDbSettings s) {
+        return new RetryPolicy(RetryPolicy.UNLIMITED_ATTEMPTS, s.callTimeout(), s.attemptTimeout(), ACTIVE_POLL).start();
+    }
+
+    private static void lock(ReentrantLock check, RetryBudget budget, DynamoDbSettings s) throws IOException {
+        boolean locked;
+        try {
+            locked = check.tryLock(budget.slackMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting to check DynamoDB table '" + s.tableName() + "'");
+        }
+        if (!locked) {
+            throw new IOException("Waited " + budget.elapsedMillis() + " ms for another task of this worker to check "
+                    + "DynamoDB table '" + s.tableName() + "' at " + s.describeService() + "; the commit will be retried");
         }
     }
 
     /** @return false if the table does not exist; waits while it is being created. */
-    private static boolean isActive(DynamoDbClient client, DynamoDbRetrier retrier, String table) throws IOException {
+    private static boolean isActive(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s,
+                                    RetryBudget budget) throws IOException {
         try {
-            waitUntilActive(client, retrier, table);
+            waitUntilActive(client, retrier, s, budget);
             return true;
         } catch (TableMissing e) {
             return false;
@@ -61,7 +101,17 @@ final class DynamoDbTableCreator {
 
     // Package-private so a test can play the losing side of a create race.
     static void create(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s) throws IOException {
+        create(client, retrier, s, checkBudget(s));
+    }
+
+    private static void create(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s,
+                               RetryBudget budget) throws IOException {
         String table = s.tableName();
+        if (budget.spent()) {
+            throw new IOException("DynamoDB table '" + table + "' at " + s.describeService() + " is missing and "
+                    + "there was no time left to create it (" + budget.elapsedMillis() + " ms spent checking); "
+                    + "the commit will be retried");
+        }
         CreateTableRequest req = CreateTableRequest.builder()
                 .tableName(table)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -74,7 +124,7 @@ final class DynamoDbTableCreator {
                 .build();
         boolean created;
         try {
-            retrier.call("CreateTable", () -> client.createTable(req));
+            retrier.call("CreateTable", budget, () -> client.createTable(req));
             created = true;
             LOG.info("Created DynamoDB table '{}' at {} for the Delta log store", table, s.describeService());
         } catch (IOException e) {
@@ -85,7 +135,7 @@ final class DynamoDbTableCreator {
             created = false;
         }
         try {
-            waitUntilActive(client, retrier, table);
+            waitUntilActive(client, retrier, s, budget);
         } catch (TableMissing e) {
             throw new IOException("DynamoDB table '" + table + "' at " + s.describeService()
                     + " vanished while waiting for it to become ACTIVE", e);
@@ -95,13 +145,14 @@ final class DynamoDbTableCreator {
         }
     }
 
-    private static void waitUntilActive(DynamoDbClient client, DynamoDbRetrier retrier, String table) throws IOException {
-        long deadline = System.currentTimeMillis() + ACTIVE_TIMEOUT_MS;
-        long pause = 50;
+    private static void waitUntilActive(DynamoDbClient client, DynamoDbRetrier retrier, DynamoDbSettings s,
+                                        RetryBudget budget) throws IOException {
+        String table = s.tableName();
         while (true) {
             TableStatus status;
             try {
-                status = retrier.call("DescribeTable", () -> client.describeTable(b -> b.tableName(table))).table().tableStatus();
+                status = retrier.call("DescribeTable", budget, () -> client.describeTable(b -> b.tableName(table)))
+                        .table().tableStatus();
             } catch (IOException e) {
                 if (e.getCause() instanceof ResourceNotFoundException) {
                     throw new TableMissing();
@@ -111,16 +162,19 @@ final class DynamoDbTableCreator {
             if (status == TableStatus.ACTIVE) {
                 return;
             }
-            if (System.currentTimeMillis() > deadline) {
-                throw new IOException("DynamoDB table '" + table + "' is still " + status + " after " + ACTIVE_TIMEOUT_MS + " ms");
+            OptionalLong pause = budget.nextDelayMillis();
+            if (pause.isEmpty()) {
+                throw new IOException("DynamoDB table '" + table + "' at " + s.describeService() + " is still " + status
+                        + " after " + budget.elapsedMillis() + " ms (" + DynamoDbLogStoreKeys.CALL_TIMEOUT_MS + " = "
+                        + s.callTimeout().toMillis() + "); the commit will be retried and use it once it is ACTIVE. "
+                        + "If it stays " + status + ", look at the table in the DynamoDB console.");
             }
             try {
-                Thread.sleep(pause);
+                Thread.sleep(pause.getAsLong());
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting for DynamoDB table '" + table + "'");
             }
-            pause = Math.min(1_000, pause * 2);
         }
     }
 

@@ -1,6 +1,10 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.retry.Backoff;
+import io.kcdelta.retry.RetryBudget;
+import io.kcdelta.retry.RetryPolicy;
+import io.kcdelta.retry.Transience;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
@@ -8,6 +12,7 @@ import io.kcdelta.table.RecordCheck.Errant;
 import io.kcdelta.table.RecordCheck.Row;
 import io.kcdelta.table.RecordCheck.Verdict;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -15,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
@@ -64,6 +70,8 @@ public final class DeltaSinkWriter {
   private final RecordCheck check;
   private final ErrantRecords errant;
   private final OpenFileBudget openFiles;
+  /** How long a table may keep failing for a passing reason: delta.commit.retry.timeout.ms. */
+  private final RetryPolicy retries;
 
   private final Map<String, Table> tables = new HashMap<>();
   private final PartitionOffsets offsets = new PartitionOffsets();
@@ -86,6 +94,8 @@ public final class DeltaSinkWriter {
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
     this.check = new RecordCheck(config.nullValueBehavior(), origin);
     this.errant = new ErrantRecords(reporter, metrics);
+    this.retries = new RetryPolicy(RetryPolicy.UNLIMITED_ATTEMPTS, Duration.ofMillis(config.commitRetryTimeoutMs()),
+        Duration.ZERO, Backoff.ofMillis(500, 5_000));
   }
 
   // ---------------------------------------------------------------- open
@@ -133,10 +143,9 @@ public final class DeltaSinkWriter {
       try {
         versions = committer.txnVersions(table, tps);
       } catch (RuntimeException e) {
-        throw Transience.isTransient(e) ? retryOrFail(table, "reading the Delta log of " + table.path(), e)
-            : cannotRead(table, e);
+        throw retryOrFail(table, "reading the Delta log of " + table.path(), e);
       }
-      table.failingSinceMs = -1;
+      table.healthy();
       Map<TopicPartition, Long> seeks = new HashMap<>();
       versions.forEach((tp, version) -> {
         offsets.resolvedLate(tp, table, version);
@@ -267,7 +276,7 @@ public final class DeltaSinkWriter {
       table.files.requeue(batch);
       throw retryOrFail(table, "commit to " + table.path(), e);
     }
-    table.failingSinceMs = -1;
+    table.healthy();
     if (outcome instanceof Committed c) {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
@@ -306,19 +315,23 @@ public final class DeltaSinkWriter {
     }
   }
 
-  /** A RetriableException within the table's retry budget, else a ConnectException that says what to check. */
+  /**
+   * A RetriableException while the table's retry budget lasts (Connect redelivers after the back-off),
+   * else, or when retrying cannot help, a ConnectException that says what to check.
+   */
   private RuntimeException retryOrFail(Table table, String what, Exception cause) {
-    long now = clock.getAsLong();
-    if (table.failingSinceMs < 0) {
-      table.failingSinceMs = now;
+    if (!Transience.isTransient(cause)) {
+      return new ConnectException(what + " failed for a reason that retrying cannot fix. " + ServiceHint.of(cause)
+          + " Error: " + cause, cause);
     }
-    long failingFor = now - table.failingSinceMs;
-    if (failingFor >= config.commitRetryTimeoutMs()) {
-      return new ConnectException("Gave up after " + failingFor + " ms: " + what + " kept failing. "
+    RetryBudget budget = table.failing(retries, clock);
+    OptionalLong delay = budget.nextDelayMillis();
+    if (delay.isEmpty()) {
+      return new ConnectException("Gave up after " + budget.elapsedMillis() + " ms: " + what + " kept failing. "
           + ServiceHint.of(cause) + " Last error: " + cause, cause);
     }
-    context.timeout(Math.min(5_000, Math.max(500, failingFor / 4)));
-    return new RetriableException(what + " failed (will retry): " + cause, cause);
+    context.timeout(delay.getAsLong());
+    return new RetriableException(what + " failed (retrying in " + delay.getAsLong() + " ms): " + cause, cause);
   }
 
   // ---------------------------------------------------------------- preCommit / close / stop

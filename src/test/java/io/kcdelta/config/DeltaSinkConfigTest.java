@@ -10,6 +10,7 @@ import io.kcdelta.schema.SchemaEvolution;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigException;
@@ -128,9 +129,13 @@ class DeltaSinkConfigTest {
     assertEquals("SK", conf.get("fs.s3a.secret.key"));
     assertEquals("77", conf.get("fs.s3a.connection.maximum"));
     assertEquals("io.kcdelta.logstore.DynamoDbLogStore", conf.get("delta.logStore.s3a.impl"));
-    // S3A's retries are cut to seconds per call so the connector's retry budget governs.
+    // S3A's retries and timeouts are cut so one call ends well within max.poll.interval.ms and the
+    // connector's retry budget governs.
     assertEquals(2, conf.getInt("fs.s3a.retry.limit", -1));
     assertEquals(2, conf.getInt("fs.s3a.attempts.maximum", -1));
+    assertEquals(15_000, conf.getTimeDuration("fs.s3a.connection.establish.timeout", -1, TimeUnit.MILLISECONDS));
+    assertEquals(30_000, conf.getTimeDuration("fs.s3a.connection.request.timeout", -1, TimeUnit.MILLISECONDS));
+    assertEquals(4, conf.getInt("fs.s3a.retry.throttle.limit", -1));
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -311,6 +312,23 @@ class DeltaSinkWriterTest {
     putAndCommit(w, records(3, 8)); // what the consumer delivers after the seek
     assertEquals(Map.of(3L, 1, 4L, 1, 5L, 1, 6L, 1, 7L, 1), idCounts());
     assertEquals(7, txnVersion());
+  }
+
+  @Test
+  void aBugWritingADataFileFailsTheTaskAtOnceInsteadOfBeingRetried() {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
+        "hadoop.fs.file.impl.disable.cache", "true");
+    w.open(List.of(TP));
+    org.apache.kafka.connect.errors.ConnectException e;
+    try {
+      FailingLocalFileSystem.bug = new NullPointerException("injected bug");
+      e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class, () -> w.put(records(0, 3)));
+    } finally {
+      FailingLocalFileSystem.bug = null;
+    }
+    assertFalse(e instanceof RetriableException, "not retried for delta.commit.retry.timeout.ms: " + e);
+    assertTrue(e.getMessage().contains("retrying cannot fix"), e.getMessage());
   }
 
   @Test

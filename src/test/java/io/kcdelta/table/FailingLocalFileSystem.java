@@ -9,11 +9,13 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
 /**
- * The local file system, except that creating Parquet files fails while {@link #failParquet} is set, and
- * listing a Delta log (how a table is read) fails while {@link #failLogReads} is set.
+ * The local file system, except that creating Parquet files fails while {@link #failParquet} or {@link #bug}
+ * is set, and listing a Delta log (how a table is read) fails while {@link #failLogReads} is set.
  */
 public class FailingLocalFileSystem extends RawLocalFileSystem {
   static volatile boolean failParquet;
+  /** When set, creating a Parquet file throws this instead: a bug below the writer, not an outage. */
+  static volatile RuntimeException bug;
   static volatile boolean failLogReads;
 
   @Override
@@ -39,6 +41,10 @@ public class FailingLocalFileSystem extends RawLocalFileSystem {
   }
 
   private static void failIfParquet(Path f) throws IOException {
+    RuntimeException injected = bug;
+    if (injected != null && f.getName().endsWith(".parquet")) {
+      throw injected;
+    }
     if (failParquet && f.getName().endsWith(".parquet")) {
       throw new IOException("injected: storage unavailable");
     }
