@@ -110,53 +110,51 @@ public final class DeltaSinkWriter {
       byTable.computeIfAbsent(tableFor(tp.topic()), t -> new ArrayList<>()).add(tp);
     }
     byTable.forEach((table, tps) -> {
-      Map<TopicPartition, Long> versions;
       try {
-        versions = committer.txnVersions(table, tps);
+        resume(table, tps, false);
       } catch (RuntimeException e) {
         if (!Transience.isTransient(e)) {
-          throw cannotRead(table, e);
+          throw new ConnectException("Could not read the Delta log of " + table.path() + ". " + ServiceHint.of(e)
+              + " Error: " + e, e);
         }
         LOG.warn("Could not read the Delta log of {} while opening {}; the next put() retries: {}", table.path(),
             tps, e.toString());
         tps.forEach(tp -> offsets.unresolved(tp, table));
-        return;
       }
-      for (TopicPartition tp : tps) {
-        long version = versions.get(tp);
-        offsets.opened(tp, table, version);
-        if (version >= 0) {
-          // Connect seeks right after open() returns, before it fetches: no record of the old
-          // position reaches put().
-          context.offset(tp, version + 1);
-        }
-      }
-      LOG.info("Opened {} partition(s) of table {}; resuming from the Delta log at {}", tps.size(), table.path(),
-          resumeOffsets(versions));
     });
   }
 
-  /** Reads the tables open() could not; the records of this put() are stale for the partitions sought. */
+  /** Reads the tables open() could not, before any record is taken. */
   private void resolveLateOpens() {
     offsets.unresolvedByTable().forEach((table, tps) -> {
-      Map<TopicPartition, Long> versions;
       try {
-        versions = committer.txnVersions(table, tps);
+        resume(table, tps, true);
       } catch (RuntimeException e) {
         throw retryOrFail(table, "reading the Delta log of " + table.path(), e);
       }
       table.healthy();
-      Map<TopicPartition, Long> seeks = new HashMap<>();
-      versions.forEach((tp, version) -> {
-        offsets.resolvedLate(tp, table, version);
-        if (version >= 0) {
-          seeks.put(tp, version + 1);
-        }
-      });
-      context.offset(seeks);
-      LOG.info("Opened {} partition(s) of table {} late; resuming from the Delta log at {}", tps.size(),
-          table.path(), resumeOffsets(versions));
     });
+  }
+
+  /**
+   * Seeks the partitions to where the table says they resume. From open(), Connect seeks before it
+   * fetches; late, from put(), what Connect delivers until the seek applies was fetched from the group
+   * offset and is stale.
+   */
+  private void resume(Table table, List<TopicPartition> tps, boolean late) {
+    Map<TopicPartition, Long> versions = committer.txnVersions(table, tps);
+    Map<TopicPartition, Long> seeks = new HashMap<>();
+    versions.forEach((tp, version) -> {
+      offsets.opened(tp, table, version, late && version >= 0);
+      if (version >= 0) {
+        seeks.put(tp, version + 1);
+      }
+    });
+    context.offset(seeks);
+    Map<String, String> resume = new TreeMap<>();
+    versions.forEach((tp, v) -> resume.put(tp.toString(), v < 0 ? "group offset" : String.valueOf(v + 1)));
+    LOG.info("Opened {} partition(s) of table {}{}; resuming from the Delta log at {}", tps.size(), table.path(),
+        late ? " late" : "", resume);
   }
 
   // ---------------------------------------------------------------- put
@@ -385,17 +383,6 @@ public final class DeltaSinkWriter {
 
   private Table tableFor(String topic) {
     return tables.computeIfAbsent(config.tablePath(topic), path -> new Table(path, conf, config));
-  }
-
-  private static ConnectException cannotRead(Table table, RuntimeException e) {
-    return new ConnectException("Could not read the Delta log of " + table.path() + ". " + ServiceHint.of(e)
-        + " Error: " + e, e);
-  }
-
-  private static String resumeOffsets(Map<TopicPartition, Long> versions) {
-    Map<String, String> out = new TreeMap<>();
-    versions.forEach((tp, v) -> out.put(tp.toString(), v < 0 ? "group offset" : String.valueOf(v + 1)));
-    return out.toString();
   }
 
   private static Map<String, Long> sorted(Map<TopicPartition, Long> offsets) {

@@ -24,9 +24,14 @@ final class PartitionOffsets {
   /** Partitions close() is closing: no longer ours to seek. */
   private Set<TopicPartition> closing = Set.of();
 
-  /** The partition resumes after {@code durable}, the txn version the table holds (-1: none). */
-  void opened(TopicPartition tp, Table table, long durable) {
-    progress.put(tp, new PartitionProgress(durable));
+  /**
+   * The partition resumes after {@code durable}, the txn version the table holds (-1: none). {@code stale}:
+   * a seek is pending, so every record Connect delivers before the next put() returns is stale.
+   */
+  void opened(TopicPartition tp, Table table, long durable, boolean stale) {
+    PartitionProgress p = new PartitionProgress(durable);
+    p.rewindPending = stale;
+    progress.put(tp, p);
     tableOf.put(tp, table);
     unresolved.remove(tp);
   }
@@ -40,15 +45,6 @@ final class PartitionOffsets {
     Map<Table, List<TopicPartition>> byTable = new LinkedHashMap<>();
     unresolved.forEach((tp, t) -> byTable.computeIfAbsent(t, x -> new ArrayList<>()).add(tp));
     return byTable;
-  }
-
-  /**
-   * The partition was resolved late, from put(): the batch Connect delivers now was fetched from the
-   * group offset, not from where the table resumes, so it is stale until the seek applies.
-   */
-  void resolvedLate(TopicPartition tp, Table table, long durable) {
-    opened(tp, table, durable);
-    progress.get(tp).rewindPending = durable >= 0;
   }
 
   /** The table the partition writes to, or null when it was never opened. */
