@@ -46,7 +46,7 @@ final class DeltaCommitter {
     return appIdPrefix + "-" + tp.topic() + "-" + tp.partition();
   }
 
-  sealed interface Outcome permits Committed, Fenced {
+  sealed interface Outcome permits Committed, Fenced, Deferred {
   }
 
   /** The batch is durable in version {@code version} (-1: it was already durable from an earlier attempt). */
@@ -55,6 +55,13 @@ final class DeltaCommitter {
 
   /** Another writer owns some of the batch's partitions now; {@code versions} is what the table holds. */
   record Fenced(Map<TopicPartition, Long> versions) implements Outcome {
+  }
+
+  /**
+   * The batch has no rows (only tombstones or errant records) and the table does not exist yet: there
+   * is no schema to create it with, so its offsets become durable with the first commit that has rows.
+   */
+  record Deferred() implements Outcome {
   }
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
@@ -91,6 +98,9 @@ final class DeltaCommitter {
         // after DynamoDB accepted the entry): then the table holds exactly this batch's offsets.
         return actual.equals(batch.lastOffsets()) ? new Committed(-1) : new Fenced(actual);
       }
+      if (batch.files().isEmpty() && txn.readVersion() < 0) {
+        return new Deferred();
+      }
       try {
         prepareMetadata(txn, batch);
         CommitResult result = txn.commit(actions(table, batch), operation(batch), ENGINE_INFO);
@@ -106,6 +116,10 @@ final class DeltaCommitter {
   }
 
   private void prepareMetadata(OptimisticTransaction txn, Batch batch) {
+    if (batch.files().isEmpty()) {
+      // Offsets only: no file was laid out by any schema or partitioning, so the table's stand.
+      return;
+    }
     if (txn.readVersion() < 0) {
       txn.updateMetadata(Metadata.builder()
           .schema(batch.schema())

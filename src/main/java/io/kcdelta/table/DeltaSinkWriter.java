@@ -282,8 +282,7 @@ public final class DeltaSinkWriter {
       LOG.info("Committed {} version {}: {} file(s), {} row(s), {} bytes, offsets {}", table.path(),
           c.version() < 0 ? "(already durable)" : c.version(), batch.files().size(), batch.rows(), batch.bytes(),
           sorted(batch.lastOffsets()));
-    } else {
-      Fenced f = (Fenced) outcome;
+    } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());
       metrics.recordFenced();
       LOG.warn("Refused to commit {} row(s) to {}: other writers committed these partitions meanwhile (table holds "
@@ -291,6 +290,9 @@ public final class DeltaSinkWriter {
           table.path(), sorted(f.versions()), sorted(expected));
       offsets.durable(f.versions());
       rewindTable(table, null, null);
+    } else {
+      LOG.debug("Nothing to commit to {} yet: {} has no rows and the table does not exist", table.path(),
+          sorted(batch.lastOffsets()));
     }
   }
 
