@@ -30,12 +30,13 @@ class ExactlyOnceSimulationTest {
     long started = System.nanoTime();
     for (long seed = first; seed < first + schedules; seed++) {
       Path dir = base.resolve("s" + seed);
-      Simulation sim = new Simulation(seed, dir);
-      List<String> violations = sim.run(STEPS);
-      if (!violations.isEmpty()) {
-        String kind = kindOf(violations.get(0));
-        firstByKind.putIfAbsent(kind, describe(seed, sim, violations));
-        countByKind.merge(kind, 1, Integer::sum);
+      try (Simulation sim = new Simulation(seed, dir)) {
+        List<String> violations = sim.run(STEPS);
+        if (!violations.isEmpty()) {
+          String kind = kindOf(violations.get(0));
+          firstByKind.putIfAbsent(kind, describe(seed, sim, violations));
+          countByKind.merge(kind, 1, Integer::sum);
+        }
       }
       Simulation.deleteRecursively(dir);
     }

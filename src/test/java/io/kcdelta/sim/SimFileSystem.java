@@ -8,7 +8,7 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
-/** The local file system, with {@link SimFaults} applied to the connector's data files (part-*). */
+/** The local file system, with the {@link SimFaults} of the path's schedule applied to the connector's data files (part-*). */
 public class SimFileSystem extends RawLocalFileSystem {
 
   @Override
@@ -36,7 +36,7 @@ public class SimFileSystem extends RawLocalFileSystem {
 
   private static void checkCreate(Path f) throws IOException {
     if (isDataFile(f)) {
-      SimFaults.maybeFail(SimFaults.dataFileCreate, "creating " + f.getName());
+      SimFaults.maybeFail(SimFaults.Kind.DATA_FILE_CREATE, f);
     }
   }
 
@@ -58,7 +58,7 @@ public class SimFileSystem extends RawLocalFileSystem {
       @Override
       public void close() throws IOException {
         out.close();
-        SimFaults.maybeFail(SimFaults.dataFileClose, "uploading " + f.getName());
+        SimFaults.maybeFail(SimFaults.Kind.DATA_FILE_CLOSE, f);
       }
     };
     return new FSDataOutputStream(failingClose, statistics, out.getPos());
