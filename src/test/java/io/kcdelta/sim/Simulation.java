@@ -58,12 +58,35 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   /**
-   * The Hadoop settings of every simulated writer, made once by the connector's own factory and copied
-   * per writer: a fresh Configuration parses core-default.xml again (10% of the time when each writer
-   * made its own). delta.table.path, the one setting that differs, never reaches Hadoop.
+   * The Hadoop settings of every simulated writer: made once by the connector's own factory (a fresh
+   * Configuration parses core-default.xml again) and copied per writer. delta.table.path, the one
+   * setting that differs between schedules, never reaches Hadoop.
    */
-  private static final Configuration HADOOP = SimTables.loaded(
+  private static final Configuration HADOOP = withoutShippedDefaults(
       HadoopConfigurationFactory.create(new DeltaSinkConfig(writerSettings("file:///unused"))));
+
+  /**
+   * Keeps what the connector set (its own settings and the hadoop.* overrides) and drops the ~1,000
+   * entries of Hadoop's core-default.xml, whose values the local file system, Parquet and Delta take
+   * from their code defaults anyway. Why: Delta Standalone matches every entry against regexes twice at
+   * each DeltaLog.forTable, and a writer opens a DeltaLog per table at every open() after an eager
+   * rebalance; with the shipped defaults that was a fifth of the simulation's CPU.
+   * {@code -Dsim.hadoopDefaults=true} keeps them, to check that they change nothing.
+   */
+  private static Configuration withoutShippedDefaults(Configuration full) {
+    if (Boolean.getBoolean("sim.hadoopDefaults")) {
+      return full;
+    }
+    Configuration own = new Configuration(false);
+    own.setClassLoader(full.getClassLoader());
+    for (Map.Entry<String, String> e : full) {
+      String[] sources = full.getPropertySources(e.getKey()); // who set it, the last one wins
+      if (sources == null || !sources[sources.length - 1].equals("core-default.xml")) {
+        own.set(e.getKey(), e.getValue());
+      }
+    }
+    return own;
+  }
 
   private final String label;
   private final Random random;
@@ -246,7 +269,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     if (members.isEmpty()) {
       startTask();
     }
-    for (int round = 0; round < 400 && (round % 4 != 3 || !allCommitted()); round++) {
+    // Three rounds at least (every task, rejoining zombies too, polls and gets due for a commit), then
+    // until the tables hold every offset; allCommitted() only reads new commit files, so ask every round.
+    for (int round = 0; round < 400 && (round < 3 || !allCommitted()); round++) {
       List<SimWorkerSinkTask> turn = new ArrayList<>(members);
       turn.addAll(rejoining);
       for (SimWorkerSinkTask t : turn) {
@@ -266,7 +291,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   private boolean allCommitted() {
-    Map<TopicPartition, Long> txns = tables.txnVersions(kafka.partitions());
+    Map<TopicPartition, Long> txns = tables.txnVersionsFromCommits(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       if (kafka.endOffset(tp) > 0 && txns.getOrDefault(tp, -1L) != kafka.endOffset(tp) - 1) {
         return false;
