@@ -42,9 +42,10 @@ class ExactlyOnceHoleRegressionTest {
    * applies the seek. Those records are stale and must be skipped until the seek took effect.
    *
    * <p>Pre-fix, put() cleared the "rewind pending" flag in a finally, also when it threw: the redelivery
-   * was accepted (offsets 5..9 buffered), the re-read from offset 0 that followed was then skipped as
-   * "already seen", and the table ended up with offsets 5..9 of A only and txn version 9: offsets 0..4
-   * silently lost ({@code x-0: offsets missing from the table: [0, 1, 2, 3, 4]}).
+   * was accepted (A@5..9 buffered again), the re-read from offset 0 that followed was then skipped as
+   * "already seen", and the table ended up with A@5..9 only under txn version 9: offsets 0..4 silently
+   * lost ({@code x-0: offsets missing from the table: [0, 1, 2, 3, 4] (of 0..9)}, or y-0, in the order
+   * whose upload-failing table the writer commits first).
    *
    * <p>Which table the writer commits first is an implementation detail (a hash map's order of the table
    * paths), so both assignments of the roles run, on the same paths so that the order is the same, and

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,8 @@ import org.junit.jupiter.api.Test;
 class ExactlyOnceSimulationTest {
   private static final int STEPS = 120;
 
-  /** What one schedule found: nothing, or its violations with the trace that led there. */
-  private record Outcome(long seed, String kind, String description) {
+  /** What one schedule found (nothing, or its violations with the trace that led there) and reached. */
+  private record Outcome(long seed, String kind, String description, Map<Simulation.Situation, Integer> situations) {
   }
 
   @Test
@@ -46,16 +47,18 @@ class ExactlyOnceSimulationTest {
       // the first failing seed of each kind of violation, and how many seeds failed that way
       Map<String, String> firstByKind = new LinkedHashMap<>();
       Map<String, Integer> countByKind = new LinkedHashMap<>();
+      Map<Simulation.Situation, Integer> situations = new EnumMap<>(Simulation.Situation.class);
       for (Future<Outcome> f : outcomes) {
         Outcome o = f.get();
+        o.situations().forEach((k, n) -> situations.merge(k, n, Integer::sum));
         if (o.kind() != null) {
           firstByKind.putIfAbsent(o.kind(), o.description());
           countByKind.merge(o.kind(), 1, Integer::sum);
         }
       }
       long ms = (System.nanoTime() - started) / 1_000_000;
-      System.out.printf("simulation: %d schedules from seed %d on %d thread(s) in %d ms; failed: %s%n", schedules,
-          first, threads, ms, countByKind);
+      System.out.printf("simulation: %d schedules from seed %d on %d thread(s) in %d ms; reached %s; failed: %s%n",
+          schedules, first, threads, ms, situations, countByKind);
       assertTrue(firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
     } finally {
       pool.shutdownNow();
@@ -65,8 +68,8 @@ class ExactlyOnceSimulationTest {
   private static Outcome runSchedule(long seed, Path dir) {
     try (Simulation sim = new Simulation(seed, dir)) {
       List<String> violations = sim.run(STEPS);
-      return violations.isEmpty() ? new Outcome(seed, null, null)
-          : new Outcome(seed, kindOf(violations.get(0)), describe(seed, sim, violations));
+      return violations.isEmpty() ? new Outcome(seed, null, null, sim.situations)
+          : new Outcome(seed, kindOf(violations.get(0)), describe(seed, sim, violations), sim.situations);
     } finally {
       Simulation.deleteRecursively(dir);
     }

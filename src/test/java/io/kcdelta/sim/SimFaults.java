@@ -93,6 +93,10 @@ final class SimFaults implements AutoCloseable {
     return List.copyOf(injected);
   }
 
+  synchronized int injectedCount() {
+    return injected.size();
+  }
+
   /** Throws if the call of this kind on {@code path} is to fail; called by the simulated storage. */
   static void maybeFail(Kind kind, org.apache.hadoop.fs.Path path) throws IOException {
     String p = path.toUri().getPath();

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -37,6 +38,19 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   static final long FLUSH_MS = 1_000;
   private static final String APP_ID = "sim";
+
+  /**
+   * Situations that hid exactly-once holes before, counted so that a change of the schedule's mix of
+   * events that stops reaching them shows (the regression tests replay each one by a script).
+   */
+  enum Situation {
+    /** put() asked for a seek (a table's batch was dropped) and then threw RetriableException: hole 1. */
+    RETRIABLE_WITH_REWIND_PENDING,
+    /** A storage fault hit close() of a cooperative revocation while other partitions stay: holes 2, 3. */
+    CLOSE_OF_SOME_FAILED,
+    /** A storage fault hit close() of all the task's partitions. */
+    CLOSE_FAILED
+  }
 
   /** The world of a schedule: the rebalance protocol, the topics, one table per topic or one for all. */
   record Setup(boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
@@ -104,6 +118,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private long clock = 1_000_000;
   private int instances;
   final List<String> trace = new ArrayList<>();
+  /** How often the schedule reached situations that once hid a hole (see {@link Situation}). */
+  final Map<Situation, Integer> situations = new EnumMap<>(Situation.class);
   final List<String> violations = new ArrayList<>();
 
   /** A random schedule: the world, the events and the faults all follow from the seed. */
@@ -171,9 +187,18 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     trace("produce " + n + " to " + tp);
   }
 
+  /** Produces a record with a null value: errant (behavior.on.null.values=fail), never a row. */
+  void producePoison(TopicPartition tp) {
+    kafka.produce(tp, true);
+    trace("produce a null value to " + tp);
+  }
+
   /** One WorkerSinkTask iteration of the task: seeks, rebalance callbacks, fetch, put. */
   void iterate(SimWorkerSinkTask t) {
     t.iteration();
+    if (t.lastDelivery.endsWith("-> RetriableException") && !t.context.seeks.isEmpty()) {
+      observed(Situation.RETRIABLE_WITH_REWIND_PENDING);
+    }
     trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.seeks);
     checkNoTaskDied();
   }
@@ -357,14 +382,12 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       revoke.removeAll(target);
       if (!revoke.isEmpty()) {
         trace(member.name + " revoked " + revoke);
-        member.onPartitionsRevoked(revoke);
-        revoke.forEach(owner::remove);
+        revoke(member, revoke);
       }
     } else {
       List<TopicPartition> revoke = new ArrayList<>(member.assignment);
       trace(member.name + " revoked (eager) " + revoke);
-      member.onPartitionsRevoked(revoke);
-      revoke.forEach(owner::remove);
+      revoke(member, revoke);
     }
     List<TopicPartition> assign = new ArrayList<>();
     for (TopicPartition tp : target) {
@@ -376,6 +399,15 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     if (!assign.isEmpty() || !setup.cooperative()) {
       trace(member.name + " assigned " + assign);
       member.onPartitionsAssigned(assign);
+    }
+  }
+
+  private void revoke(SimWorkerSinkTask member, List<TopicPartition> revoke) {
+    int faultsBefore = faults.injectedCount();
+    member.onPartitionsRevoked(revoke);
+    revoke.forEach(owner::remove);
+    if (faults.injectedCount() > faultsBefore) {
+      observed(member.assignment.isEmpty() ? Situation.CLOSE_FAILED : Situation.CLOSE_OF_SOME_FAILED);
     }
   }
 
@@ -465,6 +497,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         violations.add(p + " (null value) never reached the errant record reporter");
       }
     }
+  }
+
+  private void observed(Situation situation) {
+    situations.merge(situation, 1, Integer::sum);
   }
 
   private void trace(String line) {
