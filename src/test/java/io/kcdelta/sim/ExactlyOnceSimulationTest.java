@@ -5,44 +5,74 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
  * Random schedules of Connect runtime events (produce, poll/put, RetriableException redelivery, eager and
  * cooperative rebalances among up to three task instances, graceful stops, crashes, zombies) and storage
  * faults (data file create/upload failures, commits that fail before or after landing) against the real
- * writer on local Delta tables. {@code -Dsim.schedules=N} (default 150) and {@code -Dsim.seed=S} (first seed).
+ * writer on local Delta tables. {@code -Dsim.schedules=N} (default 150), {@code -Dsim.seed=S} (first seed),
+ * {@code -Dsim.threads=T} (default: one per core; schedules are independent, each on its own directory
+ * with its own faults, so the result does not depend on T).
  */
 class ExactlyOnceSimulationTest {
   private static final int STEPS = 120;
 
+  /** What one schedule found (nothing, or its violations with the trace that led there) and reached. */
+  private record Outcome(long seed, String kind, String description, Map<Simulation.Situation, Integer> situations) {
+  }
+
   @Test
-  void randomSchedulesKeepTheExactlyOnceContract() throws IOException {
+  void randomSchedulesKeepTheExactlyOnceContract() throws Exception {
     int schedules = Integer.getInteger("sim.schedules", 150);
     long first = Long.getLong("sim.seed", 1);
+    int threads = Integer.getInteger("sim.threads", Runtime.getRuntime().availableProcessors());
     Path base = baseDir();
-    // the first failing seed of each kind of violation, and how many seeds failed that way
-    Map<String, String> firstByKind = new LinkedHashMap<>();
-    Map<String, Integer> countByKind = new LinkedHashMap<>();
     long started = System.nanoTime();
-    for (long seed = first; seed < first + schedules; seed++) {
-      Path dir = base.resolve("s" + seed);
-      Simulation sim = new Simulation(seed, dir);
-      List<String> violations = sim.run(STEPS);
-      if (!violations.isEmpty()) {
-        String kind = kindOf(violations.get(0));
-        firstByKind.putIfAbsent(kind, describe(seed, sim, violations));
-        countByKind.merge(kind, 1, Integer::sum);
+    List<Future<Outcome>> outcomes = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (long seed = first; seed < first + schedules; seed++) {
+        long s = seed;
+        outcomes.add(pool.submit(() -> runSchedule(s, base.resolve("s" + s))));
       }
+      // the first failing seed of each kind of violation, and how many seeds failed that way
+      Map<String, String> firstByKind = new LinkedHashMap<>();
+      Map<String, Integer> countByKind = new LinkedHashMap<>();
+      Map<Simulation.Situation, Integer> situations = new EnumMap<>(Simulation.Situation.class);
+      for (Future<Outcome> f : outcomes) {
+        Outcome o = f.get();
+        o.situations().forEach((k, n) -> situations.merge(k, n, Integer::sum));
+        if (o.kind() != null) {
+          firstByKind.putIfAbsent(o.kind(), o.description());
+          countByKind.merge(o.kind(), 1, Integer::sum);
+        }
+      }
+      long ms = (System.nanoTime() - started) / 1_000_000;
+      System.out.printf("simulation: %d schedules from seed %d on %d thread(s) in %d ms; reached %s; failed: %s%n",
+          schedules, first, threads, ms, situations, countByKind);
+      assertTrue(firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static Outcome runSchedule(long seed, Path dir) {
+    try (Simulation sim = new Simulation(seed, dir)) {
+      List<String> violations = sim.run(STEPS);
+      return violations.isEmpty() ? new Outcome(seed, null, null, sim.situations)
+          : new Outcome(seed, kindOf(violations.get(0)), describe(seed, sim, violations), sim.situations);
+    } finally {
       Simulation.deleteRecursively(dir);
     }
-    long ms = (System.nanoTime() - started) / 1_000_000;
-    System.out.printf("simulation: %d schedules from seed %d in %d ms; failed: %s%n", schedules, first, ms,
-        countByKind);
-    assertTrue(firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
   }
 
   /** The violation without the names and numbers that differ between seeds. */

@@ -6,7 +6,7 @@ import java.util.Iterator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
-/** Delta's local log store with {@link SimFaults} applied to commits (writes of N.json). */
+/** Delta's local log store with the {@link SimFaults} of the path's schedule applied to commits (writes of N.json). */
 public class SimLogStore extends LocalLogStore {
   public SimLogStore(Configuration conf) {
     super(conf);
@@ -18,8 +18,8 @@ public class SimLogStore extends LocalLogStore {
       super.write(path, actions, true, conf);
       return;
     }
-    SimFaults.maybeFail(SimFaults.commitBefore, "writing " + path.getName());
+    SimFaults.maybeFail(SimFaults.Kind.COMMIT_BEFORE, path);
     super.write(path, actions, false, conf);
-    SimFaults.maybeFail(SimFaults.commitAfter, "lost the answer after writing " + path.getName());
+    SimFaults.maybeFail(SimFaults.Kind.COMMIT_AFTER, path);
   }
 }

@@ -85,12 +85,14 @@ final class SimWorkerSinkTask {
     if (!alive()) {
       return;
     }
+    lastDelivery = "";
     try {
       if (++iterations % commitEvery == 0) {
         commitOffsets(false, new ArrayList<>(assignment));
       }
       poll();
     } catch (Throwable t) {
+      lastDelivery += "-> died: " + t;
       failure = t;
     }
   }

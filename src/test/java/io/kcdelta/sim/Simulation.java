@@ -1,48 +1,114 @@
 package io.kcdelta.sim;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.sim.SimFaults.Kind;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
-import io.kcdelta.testutil.ParquetRows;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkTaskContext;
-import org.apache.parquet.example.data.Group;
 
 /**
- * One random schedule of Connect runtime events and storage faults driving the real
- * {@link DeltaSinkWriter} on real local Delta tables, then the invariants of the exactly-once contract.
+ * Connect runtime events and storage faults driving the real {@link DeltaSinkWriter} on real local Delta
+ * tables, then the invariants of the exactly-once contract. Either one random schedule ({@link #run}) or
+ * a script: {@link #startTask(int, int)}, {@link #produce}, {@link #iterate}, {@link #advanceClock},
+ * {@link #faults()}, then {@link #finish()}.
  */
-final class Simulation implements SimWorkerSinkTask.Group {
+final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   static final long FLUSH_MS = 1_000;
+  private static final String APP_ID = "sim";
 
-  private final long seed;
+  /**
+   * Situations that hid exactly-once holes before, counted so that a change of the schedule's mix of
+   * events that stops reaching them shows (the regression tests replay each one by a script).
+   */
+  enum Situation {
+    /** put() asked for a seek (a table's batch was dropped) and then threw RetriableException: hole 1. */
+    RETRIABLE_WITH_REWIND_PENDING,
+    /** A storage fault hit close() of a cooperative revocation while other partitions stay: holes 2, 3. */
+    CLOSE_OF_SOME_FAILED,
+    /** A storage fault hit close() of all the task's partitions. */
+    CLOSE_FAILED
+  }
+
+  /** The world of a schedule: the rebalance protocol, the topics, one table per topic or one for all. */
+  record Setup(boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
+    static Setup random(Random random) {
+      boolean cooperative = random.nextBoolean();
+      return random.nextBoolean() ? new Setup(cooperative, List.of("a", "b"), 2, true)
+          : new Setup(cooperative, List.of("a"), 3, false);
+    }
+
+    List<TopicPartition> partitions() {
+      List<TopicPartition> out = new ArrayList<>();
+      for (String topic : topics) {
+        for (int p = 0; p < partitionsPerTopic; p++) {
+          out.add(new TopicPartition(topic, p));
+        }
+      }
+      return out;
+    }
+  }
+
+  /**
+   * The Hadoop settings of every simulated writer: made once by the connector's own factory (a fresh
+   * Configuration parses core-default.xml again) and copied per writer. delta.table.path, the one
+   * setting that differs between schedules, never reaches Hadoop.
+   */
+  private static final Configuration HADOOP = withoutShippedDefaults(
+      HadoopConfigurationFactory.create(new DeltaSinkConfig(writerSettings("file:///unused"))));
+
+  /**
+   * Keeps what the connector set (its own settings and the hadoop.* overrides) and drops the ~1,000
+   * entries of Hadoop's core-default.xml, whose values the local file system, Parquet and Delta take
+   * from their code defaults anyway. Why: Delta Standalone matches every entry against regexes twice at
+   * each DeltaLog.forTable, and a writer opens a DeltaLog per table at every open() after an eager
+   * rebalance; with the shipped defaults that was a fifth of the simulation's CPU.
+   * {@code -Dsim.hadoopDefaults=true} keeps them, to check that they change nothing.
+   */
+  private static Configuration withoutShippedDefaults(Configuration full) {
+    if (Boolean.getBoolean("sim.hadoopDefaults")) {
+      return full;
+    }
+    Configuration own = new Configuration(false);
+    own.setClassLoader(full.getClassLoader());
+    for (Map.Entry<String, String> e : full) {
+      String[] sources = full.getPropertySources(e.getKey()); // who set it, the last one wins
+      if (sources == null || !sources[sources.length - 1].equals("core-default.xml")) {
+        own.set(e.getKey(), e.getValue());
+      }
+    }
+    return own;
+  }
+
+  private final String label;
   private final Random random;
   private final Path dir;
-  private final boolean cooperative;
-  private final boolean twoTables;
+  private final Setup setup;
   private final SimKafka kafka;
+  private final SimFaults faults;
+  private final SimTables tables;
   private final List<SimWorkerSinkTask> members = new ArrayList<>();
   private final List<SimWorkerSinkTask> zombies = new ArrayList<>();
   /** Expelled members that learn it at their next poll (onPartitionsLost), then rejoin. */
@@ -52,27 +118,34 @@ final class Simulation implements SimWorkerSinkTask.Group {
   private long clock = 1_000_000;
   private int instances;
   final List<String> trace = new ArrayList<>();
+  /** How often the schedule reached situations that once hid a hole (see {@link Situation}). */
+  final Map<Situation, Integer> situations = new EnumMap<>(Situation.class);
   final List<String> violations = new ArrayList<>();
 
+  /** A random schedule: the world, the events and the faults all follow from the seed. */
   Simulation(long seed, Path dir) {
-    this.seed = seed;
-    this.random = new Random(seed);
+    this("seed " + seed, new Random(seed), dir, null, new Random(seed * 31 + 7));
+  }
+
+  /** A scripted schedule in the given world: nothing random happens unless the script asks for it. */
+  Simulation(Setup setup, Path dir) {
+    this("script", new Random(0), dir, setup, new Random(0));
+  }
+
+  private Simulation(String label, Random random, Path dir, Setup setup, Random faultRandom) {
+    this.label = label;
+    this.random = random;
     this.dir = dir;
-    this.cooperative = random.nextBoolean();
-    this.twoTables = random.nextBoolean();
-    List<TopicPartition> partitions = new ArrayList<>();
-    for (String topic : twoTables ? List.of("a", "b") : List.of("a")) {
-      for (int p = 0; p < (twoTables ? 2 : 3); p++) {
-        partitions.add(new TopicPartition(topic, p));
-      }
-    }
-    kafka = new SimKafka(partitions);
-    SimFaults.reset(new Random(seed * 31 + 7));
+    this.setup = setup != null ? setup : Setup.random(random);
+    this.kafka = new SimKafka(this.setup.partitions());
+    this.faults = SimFaults.register(dir, faultRandom);
+    this.tables = new SimTables(APP_ID, this::tableOf);
   }
 
   /** Runs the random schedule, drains, checks; returns the violations (empty: the contract held). */
   List<String> run(int steps) {
-    trace("seed " + seed + (cooperative ? " cooperative" : " eager") + (twoTables ? ", two tables" : ", one table"));
+    trace(label + (setup.cooperative() ? " cooperative" : " eager")
+        + (setup.tablePerTopic() ? ", a table per topic" : ", one table"));
     startTask();
     if (random.nextBoolean()) {
       startTask();
@@ -81,6 +154,11 @@ final class Simulation implements SimWorkerSinkTask.Group {
       step();
       checkNoTaskDied();
     }
+    return finish();
+  }
+
+  /** Heals every fault, lets the tasks commit everything, stops them, checks; returns the violations. */
+  List<String> finish() {
     if (violations.isEmpty()) {
       drain();
     }
@@ -90,7 +168,57 @@ final class Simulation implements SimWorkerSinkTask.Group {
     return violations;
   }
 
-  // ------------------------------------------------------------------ schedule
+  @Override
+  public void close() {
+    faults.close();
+  }
+
+  // ------------------------------------------------------------------ script
+
+  SimFaults faults() {
+    return faults;
+  }
+
+  /** Produces {@code n} ordinary records to the partition. */
+  void produce(TopicPartition tp, int n) {
+    for (int i = 0; i < n; i++) {
+      kafka.produce(tp, false);
+    }
+    trace("produce " + n + " to " + tp);
+  }
+
+  /** Produces a record with a null value: errant (behavior.on.null.values=fail), never a row. */
+  void producePoison(TopicPartition tp) {
+    kafka.produce(tp, true);
+    trace("produce a null value to " + tp);
+  }
+
+  /** One WorkerSinkTask iteration of the task: seeks, rebalance callbacks, fetch, put. */
+  void iterate(SimWorkerSinkTask t) {
+    t.iteration();
+    if (t.lastDelivery.endsWith("-> RetriableException") && !t.context.seeks.isEmpty()) {
+      observed(Situation.RETRIABLE_WITH_REWIND_PENDING);
+    }
+    trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.seeks);
+    checkNoTaskDied();
+  }
+
+  void advanceClock(long ms) {
+    clock += ms;
+    trace("clock +" + ms + " ms");
+  }
+
+  /** Starts a task instance that joins the group (its partitions come at its first poll). */
+  SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords) {
+    String name = "task-" + instances++;
+    SimWorkerSinkTask t = new SimWorkerSinkTask(name, kafka, this, this::newWriter, commitEvery, maxPollRecords);
+    members.add(t);
+    all.add(t);
+    trace("start " + name);
+    return t;
+  }
+
+  // ------------------------------------------------------------------ random schedule
 
   private void step() {
     int r = random.nextInt(100);
@@ -104,20 +232,18 @@ final class Simulation implements SimWorkerSinkTask.Group {
     } else if (r < 70) {
       List<SimWorkerSinkTask> running = running();
       if (!running.isEmpty()) {
-        SimWorkerSinkTask t = running.get(random.nextInt(running.size()));
-        t.iteration();
-        trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.seeks);
+        iterate(running.get(random.nextInt(running.size())));
       }
     } else if (r < 80) {
       clock += 200 + random.nextInt(1500);
     } else if (r < 88) {
       double[] levels = {0, 0, 0.1, 0.3, 0.7};
-      SimFaults.dataFileCreate = levels[random.nextInt(levels.length)];
-      SimFaults.dataFileClose = levels[random.nextInt(levels.length)];
-      SimFaults.commitBefore = levels[random.nextInt(levels.length)];
-      SimFaults.commitAfter = levels[random.nextInt(levels.length)] / 2;
-      trace("faults create=" + SimFaults.dataFileCreate + " close=" + SimFaults.dataFileClose + " commitBefore="
-          + SimFaults.commitBefore + " commitAfter=" + SimFaults.commitAfter);
+      faults.set(Kind.DATA_FILE_CREATE, levels[random.nextInt(levels.length)]);
+      faults.set(Kind.DATA_FILE_CLOSE, levels[random.nextInt(levels.length)]);
+      faults.set(Kind.COMMIT_BEFORE, levels[random.nextInt(levels.length)]);
+      faults.set(Kind.COMMIT_AFTER, levels[random.nextInt(levels.length)] / 2);
+      trace("faults create=" + faults.get(Kind.DATA_FILE_CREATE) + " close=" + faults.get(Kind.DATA_FILE_CLOSE)
+          + " commitBefore=" + faults.get(Kind.COMMIT_BEFORE) + " commitAfter=" + faults.get(Kind.COMMIT_AFTER));
     } else if (r < 91) {
       if (members.size() < 3) {
         startTask();
@@ -160,7 +286,7 @@ final class Simulation implements SimWorkerSinkTask.Group {
 
   private void drain() {
     trace("drain");
-    SimFaults.healAll();
+    faults.healAll();
     rejoining.addAll(zombies);
     zombies.clear();
     members.removeIf(m -> !m.alive());
@@ -168,7 +294,9 @@ final class Simulation implements SimWorkerSinkTask.Group {
     if (members.isEmpty()) {
       startTask();
     }
-    for (int round = 0; round < 400 && (round % 4 != 3 || !allCommitted()); round++) {
+    // Three rounds at least (every task, rejoining zombies too, polls and gets due for a commit), then
+    // until the tables hold every offset; allCommitted() only reads new commit files, so ask every round.
+    for (int round = 0; round < 400 && (round < 3 || !allCommitted()); round++) {
       List<SimWorkerSinkTask> turn = new ArrayList<>(members);
       turn.addAll(rejoining);
       for (SimWorkerSinkTask t : turn) {
@@ -188,7 +316,7 @@ final class Simulation implements SimWorkerSinkTask.Group {
   }
 
   private boolean allCommitted() {
-    Map<TopicPartition, Long> txns = txnVersions();
+    Map<TopicPartition, Long> txns = tables.txnVersionsFromCommits(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       if (kafka.endOffset(tp) > 0 && txns.getOrDefault(tp, -1L) != kafka.endOffset(tp) - 1) {
         return false;
@@ -206,26 +334,25 @@ final class Simulation implements SimWorkerSinkTask.Group {
   }
 
   private void startTask() {
-    String name = "task-" + instances++;
-    SimWorkerSinkTask t = new SimWorkerSinkTask(name, kafka, this, this::newWriter, 2 + random.nextInt(4),
-        1 + random.nextInt(20));
-    members.add(t);
-    all.add(t);
-    trace("start " + name);
+    startTask(2 + random.nextInt(4), 1 + random.nextInt(20));
   }
 
-  private DeltaSinkWriter newWriter(SinkTaskContext context) {
+  private static Map<String, String> writerSettings(String tablePath) {
     Map<String, String> p = new HashMap<>();
-    p.put("name", "sim");
-    p.put("delta.table.path", "file://" + dir.toAbsolutePath() + "/" + (twoTables ? "${topic}" : "table"));
+    p.put("name", APP_ID);
+    p.put("delta.table.path", tablePath);
     p.put("flush.interval.ms", String.valueOf(FLUSH_MS));
     p.put("delta.commit.retry.timeout.ms", String.valueOf(24 * 3_600_000L));
     p.put("behavior.on.null.values", "fail");
     p.put("hadoop.fs.file.impl", SimFileSystem.class.getName());
     p.put("hadoop.fs.file.impl.disable.cache", "true");
     p.put("hadoop.delta.logStore.file.impl", SimLogStore.class.getName());
-    DeltaSinkConfig config = new DeltaSinkConfig(p);
-    return new DeltaSinkWriter(config, context, HadoopConfigurationFactory.create(config),
+    return p;
+  }
+
+  private DeltaSinkWriter newWriter(SinkTaskContext context) {
+    String path = "file://" + dir.toAbsolutePath() + "/" + (setup.tablePerTopic() ? "${topic}" : "table");
+    return new DeltaSinkWriter(new DeltaSinkConfig(writerSettings(path)), context, new Configuration(HADOOP),
         context.errantRecordReporter(), SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> clock);
   }
 
@@ -250,19 +377,17 @@ final class Simulation implements SimWorkerSinkTask.Group {
     if (target.equals(member.assignment)) {
       return;
     }
-    if (cooperative) {
+    if (setup.cooperative()) {
       List<TopicPartition> revoke = new ArrayList<>(member.assignment);
       revoke.removeAll(target);
       if (!revoke.isEmpty()) {
         trace(member.name + " revoked " + revoke);
-        member.onPartitionsRevoked(revoke);
-        revoke.forEach(owner::remove);
+        revoke(member, revoke);
       }
     } else {
       List<TopicPartition> revoke = new ArrayList<>(member.assignment);
       trace(member.name + " revoked (eager) " + revoke);
-      member.onPartitionsRevoked(revoke);
-      revoke.forEach(owner::remove);
+      revoke(member, revoke);
     }
     List<TopicPartition> assign = new ArrayList<>();
     for (TopicPartition tp : target) {
@@ -271,15 +396,24 @@ final class Simulation implements SimWorkerSinkTask.Group {
         owner.put(tp, member);
       }
     }
-    if (!assign.isEmpty() || !cooperative) {
+    if (!assign.isEmpty() || !setup.cooperative()) {
       trace(member.name + " assigned " + assign);
       member.onPartitionsAssigned(assign);
     }
   }
 
+  private void revoke(SimWorkerSinkTask member, List<TopicPartition> revoke) {
+    int faultsBefore = faults.injectedCount();
+    member.onPartitionsRevoked(revoke);
+    revoke.forEach(owner::remove);
+    if (faults.injectedCount() > faultsBefore) {
+      observed(member.assignment.isEmpty() ? Situation.CLOSE_FAILED : Situation.CLOSE_OF_SOME_FAILED);
+    }
+  }
+
   /** Round-robin over the partitions, by join order. */
   private Set<TopicPartition> targetAssignment(SimWorkerSinkTask member) {
-    Set<TopicPartition> target = new java.util.LinkedHashSet<>();
+    Set<TopicPartition> target = new LinkedHashSet<>();
     int index = members.indexOf(member);
     List<TopicPartition> partitions = kafka.partitions();
     for (int i = 0; i < partitions.size(); i++) {
@@ -314,74 +448,20 @@ final class Simulation implements SimWorkerSinkTask.Group {
   }
 
   private static String stackOf(Throwable t) {
-    java.io.StringWriter w = new java.io.StringWriter();
-    t.printStackTrace(new java.io.PrintWriter(w));
+    StringWriter w = new StringWriter();
+    t.printStackTrace(new PrintWriter(w));
     return w.toString().lines().filter(l -> !l.contains("org.junit") && !l.contains("jdk.internal")
-        && !l.contains("java.base")).limit(14).collect(java.util.stream.Collectors.joining("\n"));
-  }
-
-  private List<String> tablePaths() {
-    return kafka.partitions().stream().map(this::tableOf).distinct().toList();
-  }
-
-  private final Map<String, DeltaLog> readers = new HashMap<>();
-
-  /** The table's log as a reader sees it now (one DeltaLog per table, updated incrementally). */
-  private DeltaLog reader(String table) {
-    if (!Files.exists(Path.of(URI.create(table)).resolve("_delta_log"))) {
-      return null;
-    }
-    DeltaLog log = readers.computeIfAbsent(table, t -> DeltaLog.forTable(new Configuration(), t));
-    log.update();
-    return log;
+        && !l.contains("java.base")).limit(14).collect(Collectors.joining("\n"));
   }
 
   private String tableOf(TopicPartition tp) {
-    return dir.resolve(twoTables ? tp.topic() : "table").toUri().toString();
-  }
-
-  private Map<TopicPartition, Long> txnVersions() {
-    Map<TopicPartition, Long> out = new HashMap<>();
-    Map<String, io.delta.standalone.OptimisticTransaction> txns = new HashMap<>();
-    for (TopicPartition tp : kafka.partitions()) {
-      DeltaLog log = reader(tableOf(tp));
-      if (log != null) {
-        var txn = txns.computeIfAbsent(tableOf(tp), t -> log.startTransaction());
-        out.put(tp, txn.txnVersion("sim-" + tp.topic() + "-" + tp.partition()));
-      }
-    }
-    return out;
+    return dir.resolve(setup.tablePerTopic() ? tp.topic() : "table").toUri().toString();
   }
 
   private void checkTables() {
-    Configuration conf = new Configuration();
-    Map<String, Integer> rows = new TreeMap<>();
-    for (String table : tablePaths()) {
-      DeltaLog log = reader(table);
-      if (log == null) {
-        continue;
-      }
-      Set<String> added = new HashSet<>();
-      for (Iterator<io.delta.standalone.VersionLog> it = log.getChanges(0, true); it.hasNext(); ) {
-        io.delta.standalone.VersionLog v = it.next();
-        for (Action a : v.getActions()) {
-          if (a instanceof AddFile add && !added.add(add.getPath())) {
-            violations.add(table + ": file " + add.getPath() + " added twice (again in version " + v.getVersion() + ")");
-          }
-        }
-      }
-      org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-      for (AddFile add : log.snapshot().getAllFiles()) {
-        try {
-          for (Group g : ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, add.getPath()))) {
-            rows.merge(g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0), 1, Integer::sum);
-          }
-        } catch (IOException e) {
-          violations.add(table + ": cannot read " + add.getPath() + ": " + e);
-        }
-      }
-    }
-    Map<TopicPartition, Long> txns = txnVersions();
+    List<String> paths = kafka.partitions().stream().map(this::tableOf).distinct().toList();
+    Map<String, Integer> rows = tables.rows(paths, violations);
+    Map<TopicPartition, Long> txns = tables.txnVersions(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       long end = kafka.endOffset(tp);
       List<Long> missing = new ArrayList<>();
@@ -419,6 +499,10 @@ final class Simulation implements SimWorkerSinkTask.Group {
     }
   }
 
+  private void observed(Situation situation) {
+    situations.merge(situation, 1, Integer::sum);
+  }
+
   private void trace(String line) {
     trace.add(line);
   }
@@ -428,10 +512,9 @@ final class Simulation implements SimWorkerSinkTask.Group {
       return;
     }
     try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
-
 }

@@ -1,0 +1,52 @@
+package io.kcdelta.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The txn actions of one Delta table's commit files ({@code _delta_log/N.json}), read in version order,
+ * each file once. Valid while no log file is deleted, which holds for a simulated table: log cleanup
+ * only removes files older than the log retention (30 days).
+ */
+final class CommitFiles {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final File logDir;
+  private final Map<String, Long> txnVersions = new HashMap<>();
+  private long nextVersion;
+
+  CommitFiles(File logDir) {
+    this.logDir = logDir;
+  }
+
+  /** appId → version of its latest txn action, after reading the commits written since the last call. */
+  Map<String, Long> txnVersions() {
+    for (File f = commitFile(nextVersion); f.isFile(); f = commitFile(++nextVersion)) {
+      read(f);
+    }
+    return txnVersions;
+  }
+
+  private File commitFile(long version) {
+    return new File(logDir, String.format("%020d.json", version));
+  }
+
+  private void read(File commit) {
+    try {
+      for (String line : Files.readAllLines(commit.toPath())) {
+        JsonNode txn = JSON.readTree(line).get("txn");
+        if (txn != null) {
+          txnVersions.put(txn.get("appId").asText(), txn.get("version").asLong());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
