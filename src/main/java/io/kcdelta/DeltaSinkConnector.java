@@ -20,8 +20,8 @@ public class DeltaSinkConnector extends SinkConnector {
   private static final Duration EXISTING_TABLE_TIMEOUT = Duration.ofSeconds(10);
 
   /**
-   * Task number, added to each task's config: Connect numbers tasks by their index in
-   * {@link #taskConfigs}, and the metrics of workers before 4.1 need it as their "task" tag.
+   * Task number, added to each task's config: Connect numbers tasks by their index in {@link
+   * #taskConfigs}, and the metrics of workers before 4.1 need it as their "task" tag.
    */
   static final String TASK_ID = "kcdelta.task.id";
 
@@ -61,8 +61,7 @@ public class DeltaSinkConnector extends SinkConnector {
   }
 
   @Override
-  public void stop() {
-  }
+  public void stop() {}
 
   @Override
   public ConfigDef config() {
@@ -82,7 +81,8 @@ public class DeltaSinkConnector extends SinkConnector {
     }
     if (config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
       ConfigValue partitionColumns = byName.get(DeltaSinkConfig.PARTITION_COLUMNS);
-      ExistingTableCheck.partitionColumnProblems(new DeltaSinkConfig(connectorConfigs), EXISTING_TABLE_TIMEOUT)
+      ExistingTableCheck.partitionColumnProblems(
+              new DeltaSinkConfig(connectorConfigs), EXISTING_TABLE_TIMEOUT)
           .forEach(partitionColumns::addErrorMessage);
     }
     return config;

@@ -33,11 +33,22 @@ public class DeltaSinkTask extends SinkTask {
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     ConnectApi api = ConnectApi.ofWorker();
     int taskId = DeltaSinkConnector.taskId(props);
-    LOG.info("Task {} of connector {} starting, version {}; Connect API: {}", taskId, config.connectorName(),
-        Version.get(), api);
+    LOG.info(
+        "Task {} of connector {} starting, version {}; Connect API: {}",
+        taskId,
+        config.connectorName(),
+        Version.get(),
+        api);
     metrics = api.metrics(context, config.connectorName(), taskId);
-    writer = new DeltaSinkWriter(config, context, HadoopConfigurationFactory.create(config),
-        context.errantRecordReporter(), SinkMetrics.of(metrics), api.recordOrigin(), System::currentTimeMillis);
+    writer =
+        new DeltaSinkWriter(
+            config,
+            context,
+            HadoopConfigurationFactory.create(config),
+            context.errantRecordReporter(),
+            SinkMetrics.of(metrics),
+            api.recordOrigin(),
+            System::currentTimeMillis);
   }
 
   @Override
@@ -51,7 +62,8 @@ public class DeltaSinkTask extends SinkTask {
   }
 
   @Override
-  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(
+      Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     return writer.preCommit(currentOffsets);
   }
 

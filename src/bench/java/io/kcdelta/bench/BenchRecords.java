@@ -7,20 +7,21 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.json.JsonConverter;
-import org.apache.kafka.connect.data.SchemaAndValue;
 
 /**
- * The benchmark's record: an order of 21 fields (ids, strings of varied length, two decimals, timestamps,
- * a date, floats, a boolean, a nested address struct, an array of tags), about 1 KB of payload on
- * average, in JsonConverter's schema envelope. Deterministic per id.
+ * The benchmark's record: an order of 21 fields (ids, strings of varied length, two decimals,
+ * timestamps, a date, floats, a boolean, a nested address struct, an array of tags), about 1 KB of
+ * payload on average, in JsonConverter's schema envelope. Deterministic per id.
  */
 public final class BenchRecords {
   /** Values of {@code bucket}: the partition column of the memory bench. */
   public static final int BUCKETS = 100;
 
-  static final String SCHEMA = """
+  static final String SCHEMA =
+      """
       {"type":"struct","name":"BenchOrder","optional":false,"fields":[
        {"field":"order_id","type":"int64","optional":false},
        {"field":"customer_id","type":"int64","optional":false},
@@ -47,26 +48,36 @@ public final class BenchRecords {
          {"field":"country","type":"string","optional":false}]},
        {"field":"tags","type":"array","items":{"type":"string","optional":false},"optional":true},
        {"field":"channel","type":"string","optional":false}
-      ]}""".replaceAll("\\s*\\n\\s*", "");
+      ]}"""
+          .replaceAll("\\s*\\n\\s*", "");
 
-  private static final String[] WORDS = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod "
-      + "tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation "
-      + "ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate velit "
-      + "esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia "
-      + "deserunt mollit anim id est laborum parcel express priority warehouse returned fragile gift wrap").split(" ");
-  private static final String[] STATUS = {"NEW", "PAID", "PACKED", "SHIPPED", "DELIVERED", "CANCELLED", "RETURNED"};
-  private static final String[] CITIES = {"Lisbon", "Berlin", "Austin", "Osaka", "Lagos", "Lima", "Oslo", "Pune",
-      "Quito", "Seoul", "Perth", "Turin"};
-  private static final String[] COUNTRIES = {"PT", "DE", "US", "JP", "NG", "PE", "NO", "IN", "EC", "KR", "AU", "IT"};
+  private static final String[] WORDS =
+      ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod "
+              + "tempor incididunt ut labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation "
+              + "ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate velit "
+              + "esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia "
+              + "deserunt mollit anim id est laborum parcel express priority warehouse returned fragile gift wrap")
+          .split(" ");
+  private static final String[] STATUS = {
+    "NEW", "PAID", "PACKED", "SHIPPED", "DELIVERED", "CANCELLED", "RETURNED"
+  };
+  private static final String[] CITIES = {
+    "Lisbon", "Berlin", "Austin", "Osaka", "Lagos", "Lima", "Oslo", "Pune", "Quito", "Seoul",
+    "Perth", "Turin"
+  };
+  private static final String[] COUNTRIES = {
+    "PT", "DE", "US", "JP", "NG", "PE", "NO", "IN", "EC", "KR", "AU", "IT"
+  };
   private static final String[] CHANNELS = {"web", "ios", "android", "store", "partner"};
   private static final String[] AGENTS = {
-      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
-      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
-      "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-      "okhttp/4.12.0", "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 Version/18.1 Safari/605.1.15"};
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+    "okhttp/4.12.0",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_7) AppleWebKit/605.1.15 Version/18.1 Safari/605.1.15"
+  };
 
-  private BenchRecords() {
-  }
+  private BenchRecords() {}
 
   private static String text(SplittableRandom r, int minChars, int maxChars) {
     int target = minChars + r.nextInt(maxChars - minChars + 1);
@@ -113,15 +124,21 @@ public final class BenchRecords {
     p.append("\"unit_price\":\"").append(b64(unit)).append("\",");
     BigDecimal total = unit.multiply(BigDecimal.valueOf(qty)).setScale(4);
     p.append("\"total\":\"").append(b64(total)).append("\",");
-    p.append("\"discount\":").append(r.nextInt(4) == 0 ? "null" : String.valueOf(r.nextInt(5000) / 100.0)).append(',');
+    p.append("\"discount\":")
+        .append(r.nextInt(4) == 0 ? "null" : String.valueOf(r.nextInt(5000) / 100.0))
+        .append(',');
     p.append("\"weight\":").append(r.nextInt(200_00) / 100.0f).append(',');
     p.append("\"is_gift\":").append(r.nextInt(10) == 0).append(',');
     long created = 1_735_689_600_000L + id * 37 + r.nextInt(1000);
     p.append("\"created_at\":").append(created).append(',');
-    p.append("\"updated_at\":").append(r.nextInt(3) == 0 ? "null" : String.valueOf(created + r.nextInt(86_400_000)))
+    p.append("\"updated_at\":")
+        .append(r.nextInt(3) == 0 ? "null" : String.valueOf(created + r.nextInt(86_400_000)))
         .append(',');
     p.append("\"ship_date\":").append(20_089 + r.nextInt(400)).append(',');
-    str(p, "email", "user" + r.nextInt(5_000_000) + "@" + WORDS[r.nextInt(WORDS.length)] + ".example.com");
+    str(
+        p,
+        "email",
+        "user" + r.nextInt(5_000_000) + "@" + WORDS[r.nextInt(WORDS.length)] + ".example.com");
     str(p, "user_agent", AGENTS[r.nextInt(AGENTS.length)]);
     str(p, "description", text(r, 200, 600));
     str(p, "note", r.nextInt(5) == 0 ? null : text(r, 0, 400));
@@ -148,7 +165,8 @@ public final class BenchRecords {
 
   /** Record {@code id} as JsonConverter (schemas.enable=true) bytes. */
   public static byte[] json(long id) {
-    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload(id) + "}").getBytes(StandardCharsets.UTF_8);
+    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload(id) + "}")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   public static JsonConverter converter() {
@@ -157,7 +175,10 @@ public final class BenchRecords {
     return c;
   }
 
-  /** Records [from, from+count) as Connect Structs, converted the way the sink's worker converts them. */
+  /**
+   * Records [from, from+count) as Connect Structs, converted the way the sink's worker converts
+   * them.
+   */
   public static List<Struct> structs(long from, int count) {
     JsonConverter c = converter();
     List<Struct> out = new ArrayList<>(count);

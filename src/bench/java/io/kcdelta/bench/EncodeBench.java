@@ -35,11 +35,12 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Encode path: {@code rows} Connect Structs (converted once from the benchmark's JSON records) into one
- * snappy Parquet file on the local disk, per operation batch. {@code ours}: our WriteSupport walking the
- * Structs (stats included). {@code parquetAvro}: Struct → GenericRecord (as the Confluent S3 sink does)
- * then AvroParquetWriter. {@code parquetAvroPreconverted}: AvroParquetWriter alone, GenericRecords made
- * in advance (how much of parquet-avro's cost is the conversion). Scores are records/s.
+ * Encode path: {@code rows} Connect Structs (converted once from the benchmark's JSON records) into
+ * one snappy Parquet file on the local disk, per operation batch. {@code ours}: our WriteSupport
+ * walking the Structs (stats included). {@code parquetAvro}: Struct → GenericRecord (as the
+ * Confluent S3 sink does) then AvroParquetWriter. {@code parquetAvroPreconverted}:
+ * AvroParquetWriter alone, GenericRecords made in advance (how much of parquet-avro's cost is the
+ * conversion). Scores are records/s.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -87,8 +88,9 @@ public class EncodeBench {
   @Benchmark
   public long ours() throws IOException {
     Path p = file();
-    ParquetFileWriter w = new ParquetFileWriter(conf, p, structs.get(0).schema(), Set.of(),
-        CompressionCodecName.SNAPPY);
+    ParquetFileWriter w =
+        new ParquetFileWriter(
+            conf, p, structs.get(0).schema(), Set.of(), CompressionCodecName.SNAPPY);
     for (Struct s : structs) {
       w.write(s);
     }
@@ -100,12 +102,12 @@ public class EncodeBench {
   @Benchmark
   public long parquetAvro() throws IOException {
     Path p = file();
-    try (ParquetWriter<GenericData.Record> w = AvroParquetWriter.<GenericData.Record>builder(
-            HadoopOutputFile.fromPath(p, conf))
-        .withSchema(avro.avroSchema(structs.get(0).schema()))
-        .withConf(conf)
-        .withCompressionCodec(CompressionCodecName.SNAPPY)
-        .build()) {
+    try (ParquetWriter<GenericData.Record> w =
+        AvroParquetWriter.<GenericData.Record>builder(HadoopOutputFile.fromPath(p, conf))
+            .withSchema(avro.avroSchema(structs.get(0).schema()))
+            .withConf(conf)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .build()) {
       for (Struct s : structs) {
         w.write(avro.toRecord(s));
       }
@@ -117,12 +119,12 @@ public class EncodeBench {
   @Benchmark
   public long parquetAvroPreconverted() throws IOException {
     Path p = file();
-    try (ParquetWriter<GenericData.Record> w = AvroParquetWriter.<GenericData.Record>builder(
-            HadoopOutputFile.fromPath(p, conf))
-        .withSchema(records.get(0).getSchema())
-        .withConf(conf)
-        .withCompressionCodec(CompressionCodecName.SNAPPY)
-        .build()) {
+    try (ParquetWriter<GenericData.Record> w =
+        AvroParquetWriter.<GenericData.Record>builder(HadoopOutputFile.fromPath(p, conf))
+            .withSchema(records.get(0).getSchema())
+            .withConf(conf)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .build()) {
       for (GenericData.Record r : records) {
         w.write(r);
       }
@@ -131,10 +133,14 @@ public class EncodeBench {
     return 0;
   }
 
-  /** Runs the three benchmarks (extra JMH command-line options allowed) and prints records/s and ratios. */
+  /**
+   * Runs the three benchmarks (extra JMH command-line options allowed) and prints records/s and
+   * ratios.
+   */
   public static void main(String[] args) throws Exception {
     CommandLineOptions cli = new CommandLineOptions(args);
-    ChainedOptionsBuilder opts = new OptionsBuilder().parent(cli).include(EncodeBench.class.getName() + "\\.");
+    ChainedOptionsBuilder opts =
+        new OptionsBuilder().parent(cli).include(EncodeBench.class.getName() + "\\.");
     Collection<RunResult> results = new Runner(opts.build()).run();
     double ours = 0;
     double pa = 0;
@@ -144,8 +150,12 @@ public class EncodeBench {
       rows = Integer.parseInt(r.getParams().getParam("rows"));
       double perSec = r.getPrimaryResult().getScore() * rows;
       String name = r.getParams().getBenchmark();
-      System.out.printf(Locale.ROOT, "[encode] %-26s %,12.0f records/s (± %,.0f)%n",
-          name.substring(name.lastIndexOf('.') + 1), perSec, r.getPrimaryResult().getScoreError() * rows);
+      System.out.printf(
+          Locale.ROOT,
+          "[encode] %-26s %,12.0f records/s (± %,.0f)%n",
+          name.substring(name.lastIndexOf('.') + 1),
+          perSec,
+          r.getPrimaryResult().getScoreError() * rows);
       if (name.endsWith(".ours")) {
         ours = perSec;
       } else if (name.endsWith(".parquetAvro")) {
@@ -155,11 +165,16 @@ public class EncodeBench {
       }
     }
     if (ours > 0 && pa > 0) {
-      System.out.printf(Locale.ROOT, "[encode] ours / parquet-avro (with Struct->GenericRecord) = %.2f (target >= 1.3: %s)%n",
-          ours / pa, ours / pa >= 1.3 ? "met" : "NOT met");
+      System.out.printf(
+          Locale.ROOT,
+          "[encode] ours / parquet-avro (with Struct->GenericRecord) = %.2f (target >= 1.3: %s)%n",
+          ours / pa,
+          ours / pa >= 1.3 ? "met" : "NOT met");
     }
     if (ours > 0 && pre > 0) {
-      System.out.printf(Locale.ROOT, "[encode] ours / parquet-avro (GenericRecords made in advance) = %.2f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "[encode] ours / parquet-avro (GenericRecords made in advance) = %.2f%n",
           ours / pre);
     }
   }

@@ -30,14 +30,15 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /**
- * End to end: one topic pre-filled with N records, one Connect worker, 2 tasks; in turn the no-op sink,
- * our connector and the Iceberg sink read the whole topic (each from the beginning, own consumer group)
- * into local-filesystem and s3a (+ DynamoDB log store for Delta) tables. Prints records/s and MB/s from
- * the first record handed to put() to the last commit, files, commits, CPU and heap, and the ratios.
+ * End to end: one topic pre-filled with N records, one Connect worker, 2 tasks; in turn the no-op
+ * sink, our connector and the Iceberg sink read the whole topic (each from the beginning, own
+ * consumer group) into local-filesystem and s3a (+ DynamoDB log store for Delta) tables. Prints
+ * records/s and MB/s from the first record handed to put() to the last commit, files, commits, CPU
+ * and heap, and the ratios.
  *
- * <p>System properties: bench.n (records, default 2,000,000), bench.runs (comma list of noop, delta-file,
- * iceberg-file, delta-s3a, iceberg-s3a), bench.commit.ms (commit interval of both sinks, default 10000),
- * bench.dir (work folder).
+ * <p>System properties: bench.n (records, default 2,000,000), bench.runs (comma list of noop,
+ * delta-file, iceberg-file, delta-s3a, iceberg-s3a), bench.commit.ms (commit interval of both
+ * sinks, default 10000), bench.dir (work folder).
  */
 public final class EndToEndBench {
   static final String TOPIC = "bench-orders";
@@ -46,11 +47,15 @@ public final class EndToEndBench {
 
   private final long n = Long.getLong("bench.n", 2_000_000);
   private final long commitMs = Long.getLong("bench.commit.ms", 10_000);
-  private final List<String> runs = List.of(System.getProperty("bench.runs",
-      "noop,delta-file,iceberg-file,delta-s3a,iceberg-s3a").split(","));
+  private final List<String> runs =
+      List.of(
+          System.getProperty("bench.runs", "noop,delta-file,iceberg-file,delta-s3a,iceberg-s3a")
+              .split(","));
   private final Path dir;
+
   /** Tables of one invocation never meet those of an earlier one in the same work folder. */
   private final String stamp = Long.toString(System.currentTimeMillis(), 36);
+
   private EmbeddedConnectCluster connect;
   private S3Proxy s3;
   private Dynalite dynamo;
@@ -59,8 +64,20 @@ public final class EndToEndBench {
   private long payloadBytes;
   private final Map<String, Result> results = new LinkedHashMap<>();
 
-  record Result(String run, long records, long ms, long commits, int files, long fileBytes, double cpuSec,
-      double taskCpuSec, long taskAllocBytes, long heapPeak, long heapPeakAfterGc, String note, long lastPutMs) {
+  record Result(
+      String run,
+      long records,
+      long ms,
+      long commits,
+      int files,
+      long fileBytes,
+      double cpuSec,
+      double taskCpuSec,
+      long taskAllocBytes,
+      long heapPeak,
+      long heapPeakAfterGc,
+      String note,
+      long lastPutMs) {
     double rps() {
       return records * 1000.0 / ms;
     }
@@ -68,7 +85,8 @@ public final class EndToEndBench {
 
   EndToEndBench() throws Exception {
     String d = System.getProperty("bench.dir");
-    dir = d == null ? Files.createTempDirectory("kcdelta-e2e-") : Files.createDirectories(Path.of(d));
+    dir =
+        d == null ? Files.createTempDirectory("kcdelta-e2e-") : Files.createDirectories(Path.of(d));
   }
 
   public static void main(String[] args) throws Exception {
@@ -77,8 +95,16 @@ public final class EndToEndBench {
   }
 
   void run() throws Exception {
-    System.out.printf(Locale.ROOT, "[e2e] N=%,d records, %d partitions, 1 worker, %d tasks, commit interval %d ms, "
-        + "runs %s, work dir %s%n", n, PARTITIONS, TASKS, commitMs, runs, dir);
+    System.out.printf(
+        Locale.ROOT,
+        "[e2e] N=%,d records, %d partitions, 1 worker, %d tasks, commit interval %d ms, "
+            + "runs %s, work dir %s%n",
+        n,
+        PARTITIONS,
+        TASKS,
+        commitMs,
+        runs,
+        dir);
     try {
       if (runs.stream().anyMatch(r -> r.endsWith("-s3a"))) {
         s3 = S3Proxy.onDisk(dir.resolve("s3"));
@@ -88,12 +114,13 @@ public final class EndToEndBench {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
       fill();
       for (String r : runs) {
-        Result res = switch (r) {
-          case "noop" -> runNoop();
-          case "delta-file", "delta-s3a" -> runDelta(r, r.endsWith("s3a"));
-          case "iceberg-file", "iceberg-s3a" -> runIceberg(r, r.endsWith("s3a"));
-          default -> throw new IllegalArgumentException("unknown run " + r);
-        };
+        Result res =
+            switch (r) {
+              case "noop" -> runNoop();
+              case "delta-file", "delta-s3a" -> runDelta(r, r.endsWith("s3a"));
+              case "iceberg-file", "iceberg-s3a" -> runIceberg(r, r.endsWith("s3a"));
+              default -> throw new IllegalArgumentException("unknown run " + r);
+            };
         results.put(r, res);
         print(res);
       }
@@ -111,7 +138,10 @@ public final class EndToEndBench {
     }
   }
 
-  /** As the tests' ConnectCluster, plus what the Iceberg sink's transactional producers need on one broker. */
+  /**
+   * As the tests' ConnectCluster, plus what the Iceberg sink's transactional producers need on one
+   * broker.
+   */
   private static EmbeddedConnectCluster startCluster() {
     Map<String, String> workerProps = new HashMap<>();
     workerProps.put("plugin.discovery", "service_load");
@@ -125,8 +155,14 @@ public final class EndToEndBench {
     brokerProps.put("transaction.state.log.replication.factor", "1");
     brokerProps.put("transaction.state.log.min.isr", "1");
     brokerProps.put("transaction.state.log.num.partitions", "1");
-    EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
-        .name("bench").numWorkers(1).numBrokers(1).workerProps(workerProps).brokerProps(brokerProps).build();
+    EmbeddedConnectCluster connect =
+        new EmbeddedConnectCluster.Builder()
+            .name("bench")
+            .numWorkers(1)
+            .numBrokers(1)
+            .workerProps(workerProps)
+            .brokerProps(brokerProps)
+            .build();
     connect.start();
     return connect;
   }
@@ -139,8 +175,10 @@ public final class EndToEndBench {
         byte[] value = BenchRecords.json(id);
         topicBytes += value.length;
         payloadBytes += BenchRecords.payload(id).length();
-        inFlight.add(producer.send(new ProducerRecord<>(TOPIC, (int) (id % PARTITIONS),
-            Long.toString(id).getBytes(), value)));
+        inFlight.add(
+            producer.send(
+                new ProducerRecord<>(
+                    TOPIC, (int) (id % PARTITIONS), Long.toString(id).getBytes(), value)));
         if (inFlight.size() >= 50_000) {
           drain(inFlight);
         }
@@ -148,9 +186,16 @@ public final class EndToEndBench {
       producer.flush();
       drain(inFlight);
     }
-    System.out.printf(Locale.ROOT, "[e2e] topic filled: %,d records, values %.1f MB (avg %d B incl. the JSON schema "
-        + "envelope; payload avg %d B) in %.1f s; last offsets %s%n", n, topicBytes / 1e6, topicBytes / n,
-        payloadBytes / n, (System.nanoTime() - t0) / 1e9, lastOffsets);
+    System.out.printf(
+        Locale.ROOT,
+        "[e2e] topic filled: %,d records, values %.1f MB (avg %d B incl. the JSON schema "
+            + "envelope; payload avg %d B) in %.1f s; last offsets %s%n",
+        n,
+        topicBytes / 1e6,
+        topicBytes / n,
+        payloadBytes / n,
+        (System.nanoTime() - t0) / 1e9,
+        lastOffsets);
   }
 
   private void drain(List<Future<RecordMetadata>> inFlight) throws Exception {
@@ -177,7 +222,9 @@ public final class EndToEndBench {
 
   private void start(String run, Map<String, String> config) throws InterruptedException {
     connect.configureConnector(run, config);
-    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(run, TASKS, run + " did not start");
+    connect
+        .assertions()
+        .assertConnectorAndExactlyNumTasksAreRunning(run, TASKS, run + " did not start");
   }
 
   private void stop(String run) {
@@ -192,8 +239,21 @@ public final class EndToEndBench {
       waitFor(() -> probe.records.get() >= n, run);
       long ms = probe.lastPutMs.get() - probe.firstPutMs.get();
       long[] task = res.threadTotals("task-thread-" + run);
-      Result r = new Result(run, probe.records.get(), ms, 0, 0, 0, res.processCpuSeconds(), task[0] / 1e9, task[1],
-          res.peakUsed, res.peakAfterGc, "", ms);
+      Result r =
+          new Result(
+              run,
+              probe.records.get(),
+              ms,
+              0,
+              0,
+              0,
+              res.processCpuSeconds(),
+              task[0] / 1e9,
+              task[1],
+              res.peakUsed,
+              res.peakAfterGc,
+              "",
+              ms);
       stop(run);
       return r;
     }
@@ -224,19 +284,21 @@ public final class EndToEndBench {
       Map<String, Long> want = new HashMap<>();
       lastOffsets.forEach((tp, o) -> want.put(run + "-" + tp.topic() + "-" + tp.partition(), o));
       DeltaLog[] log = new DeltaLog[1];
-      waitFor(() -> {
-        if (log[0] == null) {
-          log[0] = DeltaLog.forTable(conf, table);
-        }
-        log[0].update();
-        OptimisticTransaction txn = log[0].startTransaction();
-        for (Map.Entry<String, Long> e : want.entrySet()) {
-          if (txn.txnVersion(e.getKey()) < e.getValue()) {
-            return false;
-          }
-        }
-        return true;
-      }, run);
+      waitFor(
+          () -> {
+            if (log[0] == null) {
+              log[0] = DeltaLog.forTable(conf, table);
+            }
+            log[0].update();
+            OptimisticTransaction txn = log[0].startTransaction();
+            for (Map.Entry<String, Long> e : want.entrySet()) {
+              if (txn.txnVersion(e.getKey()) < e.getValue()) {
+                return false;
+              }
+            }
+            return true;
+          },
+          run);
       long[] task = res.threadTotals("task-thread-" + run);
       double cpu = res.processCpuSeconds();
       Snapshot snap = log[0].update();
@@ -246,9 +308,21 @@ public final class EndToEndBench {
       for (AddFile f : files) {
         bytes += f.getSize();
       }
-      Result r = new Result(run, probe.records.get(), lastCommitMs - probe.firstPutMs.get(), snap.getVersion() + 1,
-          files.size(), bytes, cpu, task[0] / 1e9, task[1], res.peakUsed, res.peakAfterGc,
-          rowsNote(snap), probe.lastPutMs.get() - probe.firstPutMs.get());
+      Result r =
+          new Result(
+              run,
+              probe.records.get(),
+              lastCommitMs - probe.firstPutMs.get(),
+              snap.getVersion() + 1,
+              files.size(),
+              bytes,
+              cpu,
+              task[0] / 1e9,
+              task[1],
+              res.peakUsed,
+              res.peakAfterGc,
+              rowsNote(snap),
+              probe.lastPutMs.get() - probe.firstPutMs.get());
       stop(run);
       return r;
     }
@@ -302,18 +376,21 @@ public final class EndToEndBench {
       start(run, c);
       HadoopTables tables = new HadoopTables(conf);
       Table[] t = new Table[1];
-      waitFor(() -> {
-        try {
-          if (t[0] == null) {
-            t[0] = tables.load(location);
-          }
-          t[0].refresh();
-          org.apache.iceberg.Snapshot s = t[0].currentSnapshot();
-          return s != null && Long.parseLong(s.summary().getOrDefault("total-records", "0")) >= n;
-        } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
-          return false;
-        }
-      }, run);
+      waitFor(
+          () -> {
+            try {
+              if (t[0] == null) {
+                t[0] = tables.load(location);
+              }
+              t[0].refresh();
+              org.apache.iceberg.Snapshot s = t[0].currentSnapshot();
+              return s != null
+                  && Long.parseLong(s.summary().getOrDefault("total-records", "0")) >= n;
+            } catch (org.apache.iceberg.exceptions.NoSuchTableException e) {
+              return false;
+            }
+          },
+          run);
       long[] task = res.threadTotals("task-thread-" + run);
       double cpu = res.processCpuSeconds();
       org.apache.iceberg.Snapshot last = t[0].currentSnapshot();
@@ -329,9 +406,21 @@ public final class EndToEndBench {
           bytes += f.file().fileSizeInBytes();
         }
       }
-      Result r = new Result(run, probe.records.get(), last.timestampMillis() - probe.firstPutMs.get(), snapshots,
-          files, bytes, cpu, task[0] / 1e9, task[1], res.peakUsed, res.peakAfterGc,
-          "rows " + last.summary().get("total-records"), probe.lastPutMs.get() - probe.firstPutMs.get());
+      Result r =
+          new Result(
+              run,
+              probe.records.get(),
+              last.timestampMillis() - probe.firstPutMs.get(),
+              snapshots,
+              files,
+              bytes,
+              cpu,
+              task[0] / 1e9,
+              task[1],
+              res.peakUsed,
+              res.peakAfterGc,
+              "rows " + last.summary().get("total-records"),
+              probe.lastPutMs.get() - probe.firstPutMs.get());
       stop(run);
       return r;
     }
@@ -342,23 +431,40 @@ public final class EndToEndBench {
   }
 
   private void waitFor(Check check, String run) throws Exception {
-    long deadline = System.currentTimeMillis() + Math.max(300_000, n / 2); // ≥ 500 records/s or 5 min
+    long deadline =
+        System.currentTimeMillis() + Math.max(300_000, n / 2); // ≥ 500 records/s or 5 min
     while (!check.ok()) {
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(run + " did not finish in time; probe saw " + Probe.of(run).records.get());
+        throw new IllegalStateException(
+            run + " did not finish in time; probe saw " + Probe.of(run).records.get());
       }
-      // The end time comes from the commit's own timestamp, so polling slowly loses nothing (and costs less CPU).
+      // The end time comes from the commit's own timestamp, so polling slowly loses nothing (and
+      // costs less CPU).
       Thread.sleep(2000);
     }
   }
 
   private void print(Result r) {
-    System.out.printf(Locale.ROOT, "[e2e] %-13s %,10.0f rec/s %7.2f MB/s (topic bytes) %6.2f MB/s (payload) "
-        + "time %6.1f s | commits %d, files %d, %.1f MB (avg %.1f MB) | process CPU %.1f s, task threads CPU "
-        + "%.1f s, alloc %.0f B/rec | heap peak %d MB (after GC %d MB) | last record handed to put() at %.1f s | %s%n",
-        r.run(), r.rps(), topicBytes / 1e3 / r.ms(), payloadBytes / 1e3 / r.ms(), r.ms() / 1e3, r.commits(), r.files(),
-        r.fileBytes() / 1e6, r.files() == 0 ? 0 : r.fileBytes() / 1e6 / r.files(), r.cpuSec(), r.taskCpuSec(),
-        (double) r.taskAllocBytes() / r.records(), r.heapPeak() >> 20, r.heapPeakAfterGc() >> 20, r.lastPutMs() / 1e3,
+    System.out.printf(
+        Locale.ROOT,
+        "[e2e] %-13s %,10.0f rec/s %7.2f MB/s (topic bytes) %6.2f MB/s (payload) "
+            + "time %6.1f s | commits %d, files %d, %.1f MB (avg %.1f MB) | process CPU %.1f s, task threads CPU "
+            + "%.1f s, alloc %.0f B/rec | heap peak %d MB (after GC %d MB) | last record handed to put() at %.1f s | %s%n",
+        r.run(),
+        r.rps(),
+        topicBytes / 1e3 / r.ms(),
+        payloadBytes / 1e3 / r.ms(),
+        r.ms() / 1e3,
+        r.commits(),
+        r.files(),
+        r.fileBytes() / 1e6,
+        r.files() == 0 ? 0 : r.fileBytes() / 1e6 / r.files(),
+        r.cpuSec(),
+        r.taskCpuSec(),
+        (double) r.taskAllocBytes() / r.records(),
+        r.heapPeak() >> 20,
+        r.heapPeakAfterGc() >> 20,
+        r.lastPutMs() / 1e3,
         r.note());
   }
 
@@ -379,8 +485,16 @@ public final class EndToEndBench {
     double wall = a.rps() / b.rps();
     double cpu = (b.cpuSec() / b.records()) / (a.cpuSec() / a.records());
     double intake = (double) b.lastPutMs() / a.lastPutMs();
-    System.out.printf(Locale.ROOT, "[e2e]   %-12s / %-12s records/s %.2f (target >= %.1f: %s); process CPU per record "
-        + "%.2f; intake rate (first to last record handed to put) %.2f%n", ours, other, wall, target,
-        wall >= target ? "met" : "NOT met", cpu, intake);
+    System.out.printf(
+        Locale.ROOT,
+        "[e2e]   %-12s / %-12s records/s %.2f (target >= %.1f: %s); process CPU per record "
+            + "%.2f; intake rate (first to last record handed to put) %.2f%n",
+        ours,
+        other,
+        wall,
+        target,
+        wall >= target ? "met" : "NOT met",
+        cpu,
+        intake);
   }
 }

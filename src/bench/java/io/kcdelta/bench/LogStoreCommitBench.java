@@ -28,120 +28,145 @@ import org.apache.hadoop.conf.Configuration;
 
 /**
  * Commit throughput and latency of Delta Standalone blind appends through {@link DynamoDbLogStore}
- * on dynalite + s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own
- * DeltaLog, on one table. Latency is start-transaction to commit-returned, rebases included.
+ * on dynalite + s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its
+ * own DeltaLog, on one table. Latency is start-transaction to commit-returned, rebases included.
  *
- * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}.
- * Figures are relative: both servers share the CPU with the committers.
+ * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}. Figures are relative:
+ * both servers share the CPU with the committers.
  */
 public final class LogStoreCommitBench {
 
-    private LogStoreCommitBench() {
-    }
+  private LogStoreCommitBench() {}
 
-    public static void main(String[] args) throws Exception {
-        int commitsPerLevel = Integer.getInteger("bench.commits", 64);
-        List<Integer> levels = new ArrayList<>();
-        for (String s : System.getProperty("bench.levels", "1,4,16").split(",")) {
-            levels.add(Integer.parseInt(s.trim()));
+  public static void main(String[] args) throws Exception {
+    int commitsPerLevel = Integer.getInteger("bench.commits", 64);
+    List<Integer> levels = new ArrayList<>();
+    for (String s : System.getProperty("bench.levels", "1,4,16").split(",")) {
+      levels.add(Integer.parseInt(s.trim()));
+    }
+    try (Dynalite ddb = Dynalite.inMemory();
+        S3Proxy s3 = S3Proxy.inMemory()) {
+      Configuration conf = s3.hadoopConf();
+      conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+      conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
+      conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
+
+      // Warm-up: class loading, JIT, connection pools; not measured.
+      createTable(conf, s3.uri("warmup"));
+      run(conf, s3.uri("warmup"), 2, 10);
+      System.out.printf(
+          "%-11s %8s %10s %9s %9s %9s%n",
+          "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
+      for (int committers : levels) {
+        int perCommitter = Math.max(1, commitsPerLevel / committers);
+        String table = s3.uri("bench-" + committers);
+        createTable(conf, table);
+        RequestCounter.reset();
+        long jvmCpu0 = jvmCpuNanos();
+        long childCpu0 = childCpuNanos();
+        Result r = run(conf, table, committers, perCommitter);
+        int n = r.latenciesMs.size();
+        long jvmCpu = jvmCpuNanos() - jvmCpu0;
+        long childCpu = childCpuNanos() - childCpu0;
+        System.out.printf(
+            "%-11d %8d %10.1f %9.0f %9.0f %9.0f%n",
+            committers,
+            n,
+            n / r.wallSeconds,
+            pct(r.latenciesMs, 50),
+            pct(r.latenciesMs, 99),
+            pct(r.latenciesMs, 100));
+        if (Boolean.getBoolean("bench.details")) {
+          System.out.printf(
+              "    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
+              jvmCpu / 1e6 / n, childCpu / 1e6 / n);
+          System.out.print(RequestCounter.report(n));
         }
-        try (Dynalite ddb = Dynalite.inMemory(); S3Proxy s3 = S3Proxy.inMemory()) {
-            Configuration conf = s3.hadoopConf();
-            conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
-            conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
-            conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
-
-            // Warm-up: class loading, JIT, connection pools; not measured.
-            createTable(conf, s3.uri("warmup"));
-            run(conf, s3.uri("warmup"), 2, 10);
-            System.out.printf("%-11s %8s %10s %9s %9s %9s%n", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
-            for (int committers : levels) {
-                int perCommitter = Math.max(1, commitsPerLevel / committers);
-                String table = s3.uri("bench-" + committers);
-                createTable(conf, table);
-                RequestCounter.reset();
-                long jvmCpu0 = jvmCpuNanos();
-                long childCpu0 = childCpuNanos();
-                Result r = run(conf, table, committers, perCommitter);
-                int n = r.latenciesMs.size();
-                long jvmCpu = jvmCpuNanos() - jvmCpu0;
-                long childCpu = childCpuNanos() - childCpu0;
-                System.out.printf("%-11d %8d %10.1f %9.0f %9.0f %9.0f%n", committers, n,
-                        n / r.wallSeconds, pct(r.latenciesMs, 50), pct(r.latenciesMs, 99),
-                        pct(r.latenciesMs, 100));
-                if (Boolean.getBoolean("bench.details")) {
-                    System.out.printf("    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
-                            jvmCpu / 1e6 / n, childCpu / 1e6 / n);
-                    System.out.print(RequestCounter.report(n));
-                }
-            }
-        }
+      }
     }
+  }
 
-    private record Result(List<Double> latenciesMs, double wallSeconds) {
-    }
+  private record Result(List<Double> latenciesMs, double wallSeconds) {}
 
-    private static Result run(Configuration conf, String table, int committers, int perCommitter) throws Exception {
-        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
-        CyclicBarrier barrier = new CyclicBarrier(committers + 1);
-        ExecutorService pool = Executors.newFixedThreadPool(committers);
-        List<Future<?>> futures = new ArrayList<>();
-        for (int c = 0; c < committers; c++) {
-            int id = c;
-            futures.add(pool.submit(() -> {
+  private static Result run(Configuration conf, String table, int committers, int perCommitter)
+      throws Exception {
+    List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+    CyclicBarrier barrier = new CyclicBarrier(committers + 1);
+    ExecutorService pool = Executors.newFixedThreadPool(committers);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int c = 0; c < committers; c++) {
+      int id = c;
+      futures.add(
+          pool.submit(
+              () -> {
                 DeltaLog log = DeltaLog.forTable(conf, table);
                 log.update();
                 barrier.await();
                 for (int i = 0; i < perCommitter; i++) {
-                    long t0 = System.nanoTime();
-                    OptimisticTransaction txn = log.startTransaction();
-                    txn.commit(List.of(new AddFile("c" + id + "-" + i + ".parquet", Map.of(), 1000,
-                            System.currentTimeMillis(), true, null, null)), new Operation(Operation.Name.WRITE), "bench");
-                    latencies.add((System.nanoTime() - t0) / 1e6);
+                  long t0 = System.nanoTime();
+                  OptimisticTransaction txn = log.startTransaction();
+                  txn.commit(
+                      List.of(
+                          new AddFile(
+                              "c" + id + "-" + i + ".parquet",
+                              Map.of(),
+                              1000,
+                              System.currentTimeMillis(),
+                              true,
+                              null,
+                              null)),
+                      new Operation(Operation.Name.WRITE),
+                      "bench");
+                  latencies.add((System.nanoTime() - t0) / 1e6);
                 }
                 return null;
-            }));
-        }
-        barrier.await();
-        long start = System.nanoTime();
-        for (Future<?> f : futures) {
-            f.get();
-        }
-        double wall = (System.nanoTime() - start) / 1e9;
-        pool.shutdown();
-        return new Result(new ArrayList<>(latencies), wall);
+              }));
     }
+    barrier.await();
+    long start = System.nanoTime();
+    for (Future<?> f : futures) {
+      f.get();
+    }
+    double wall = (System.nanoTime() - start) / 1e9;
+    pool.shutdown();
+    return new Result(new ArrayList<>(latencies), wall);
+  }
 
-    private static void createTable(Configuration conf, String table) {
-        OptimisticTransaction txn = DeltaLog.forTable(conf, table).startTransaction();
-        txn.updateMetadata(Metadata.builder()
-                .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)})).build());
-        txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "bench");
-    }
+  private static void createTable(Configuration conf, String table) {
+    OptimisticTransaction txn = DeltaLog.forTable(conf, table).startTransaction();
+    txn.updateMetadata(
+        Metadata.builder()
+            .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)}))
+            .build());
+    txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "bench");
+  }
 
-    private static long jvmCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
+  private static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
 
-    /** utime + stime of the child processes (dynalite's node), from /proc; 0 where there is no /proc. */
-    private static long childCpuNanos() {
-        long ticks = 0;
-        for (ProcessHandle child : ProcessHandle.current().descendants().toList()) {
-            try {
-                String stat = Files.readString(Path.of("/proc/" + child.pid() + "/stat"));
-                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            } catch (IOException | RuntimeException e) {
-                // gone or not Linux
-            }
-        }
-        return ticks * 10_000_000L; // USER_HZ = 100
+  /**
+   * utime + stime of the child processes (dynalite's node), from /proc; 0 where there is no /proc.
+   */
+  private static long childCpuNanos() {
+    long ticks = 0;
+    for (ProcessHandle child : ProcessHandle.current().descendants().toList()) {
+      try {
+        String stat = Files.readString(Path.of("/proc/" + child.pid() + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      } catch (IOException | RuntimeException e) {
+        // gone or not Linux
+      }
     }
+    return ticks * 10_000_000L; // USER_HZ = 100
+  }
 
-    private static double pct(List<Double> values, int p) {
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int idx = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, idx)));
-    }
+  private static double pct(List<Double> values, int p) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int idx = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, idx)));
+  }
 }

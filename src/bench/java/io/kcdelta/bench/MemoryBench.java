@@ -2,8 +2,8 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
-import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
+import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
@@ -22,11 +22,11 @@ import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * One task's writer (no Kafka) with a Delta partition column of 100 values, so 100 Parquet files are open
- * at once, in a JVM started with -Xmx512m. Records arrive in batches of 500 (a consumer poll) at a
- * simulated rate of bench.rate records/s per task (default 10,000): the batch is committed every
- * flush.interval.ms (default 60 s) of simulated time, which is the most a task buffers. Prints the heap
- * peak (and live peak after GC); an OutOfMemoryError is the failure.
+ * One task's writer (no Kafka) with a Delta partition column of 100 values, so 100 Parquet files
+ * are open at once, in a JVM started with -Xmx512m. Records arrive in batches of 500 (a consumer
+ * poll) at a simulated rate of bench.rate records/s per task (default 10,000): the batch is
+ * committed every flush.interval.ms (default 60 s) of simulated time, which is the most a task
+ * buffers. Prints the heap peak (and live peak after GC); an OutOfMemoryError is the failure.
  */
 public final class MemoryBench {
   public static void main(String[] args) throws Exception {
@@ -34,7 +34,8 @@ public final class MemoryBench {
     long rate = Long.getLong("bench.rate", 10_000);
     long flushMs = Long.getLong("bench.flush.ms", 60_000);
     String d = System.getProperty("bench.dir");
-    Path dir = d == null ? Files.createTempDirectory("kcdelta-mem-") : Files.createDirectories(Path.of(d));
+    Path dir =
+        d == null ? Files.createTempDirectory("kcdelta-mem-") : Files.createDirectories(Path.of(d));
     String table = dir.resolve("table-" + System.currentTimeMillis()).toUri().toString();
     Map<String, String> props = new HashMap<>();
     props.put("name", "memory-bench");
@@ -45,8 +46,15 @@ public final class MemoryBench {
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     long[] simulatedMs = {0};
     TopicPartition tp = new TopicPartition("bench", 0);
-    DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(), HadoopConfigurationFactory.create(config),
-        null, SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> simulatedMs[0]);
+    DeltaSinkWriter writer =
+        new DeltaSinkWriter(
+            config,
+            new FakeSinkContext(),
+            HadoopConfigurationFactory.create(config),
+            null,
+            SinkMetrics.none(),
+            RecordOrigin.ORIGINAL,
+            () -> simulatedMs[0]);
     writer.open(List.of(tp));
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();
@@ -75,11 +83,22 @@ public final class MemoryBench {
       }
     }
     long max = Runtime.getRuntime().maxMemory();
-    System.out.printf(Locale.ROOT, "[memory] %,d records (payload ~1.1 KB) into 100 Delta partitions, one task, "
-        + "flush.interval.ms=%d at a simulated %,d records/s (up to %,d records buffered), -Xmx %d MB: "
-        + "completed in %d s; heap peak %d MB (sum of pool peaks), live peak after GC %d MB -> %s%n",
-        n, flushMs, rate, Math.min(n, flushMs * rate / 1000), max >> 20, secs, peak >> 20, peakAfterGc >> 20,
-        max <= 512L << 20 ? "under 512 MB (no OutOfMemoryError)" : "heap limit above 512 MB, run with -Xmx512m");
+    System.out.printf(
+        Locale.ROOT,
+        "[memory] %,d records (payload ~1.1 KB) into 100 Delta partitions, one task, "
+            + "flush.interval.ms=%d at a simulated %,d records/s (up to %,d records buffered), -Xmx %d MB: "
+            + "completed in %d s; heap peak %d MB (sum of pool peaks), live peak after GC %d MB -> %s%n",
+        n,
+        flushMs,
+        rate,
+        Math.min(n, flushMs * rate / 1000),
+        max >> 20,
+        secs,
+        peak >> 20,
+        peakAfterGc >> 20,
+        max <= 512L << 20
+            ? "under 512 MB (no OutOfMemoryError)"
+            : "heap limit above 512 MB, run with -Xmx512m");
     writer.stop();
   }
 

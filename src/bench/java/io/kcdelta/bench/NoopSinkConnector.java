@@ -10,7 +10,10 @@ import org.apache.kafka.connect.sink.SinkConnector;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
-/** A sink that discards every record: the rate of the worker, consumer and converter alone (the ceiling). */
+/**
+ * A sink that discards every record: the rate of the worker, consumer and converter alone (the
+ * ceiling).
+ */
 public class NoopSinkConnector extends SinkConnector {
   private Map<String, String> props;
 
@@ -30,8 +33,7 @@ public class NoopSinkConnector extends SinkConnector {
   }
 
   @Override
-  public void stop() {
-  }
+  public void stop() {}
 
   @Override
   public ConfigDef config() {
@@ -48,8 +50,7 @@ public class NoopSinkConnector extends SinkConnector {
     private long sink;
 
     @Override
-    public void start(Map<String, String> props) {
-    }
+    public void start(Map<String, String> props) {}
 
     @Override
     public void put(Collection<SinkRecord> records) {
@@ -60,8 +61,7 @@ public class NoopSinkConnector extends SinkConnector {
     }
 
     @Override
-    public void stop() {
-    }
+    public void stop() {}
 
     @Override
     public String version() {

@@ -17,6 +17,7 @@ final class Resources implements AutoCloseable {
   volatile long peakUsed;
   volatile long peakAfterGc;
   private final long cpuStart = OS.getProcessCpuTime();
+
   /** Connect runs tasks on pooled threads that earlier runs used too: count from here on only. */
   private final java.util.Map<Long, long[]> threadStart = new java.util.HashMap<>();
 
@@ -25,8 +26,12 @@ final class Resources implements AutoCloseable {
       p.resetPeakUsage();
     }
     for (ThreadInfo ti : THREADS.dumpAllThreads(false, false)) {
-      threadStart.put(ti.getThreadId(), new long[] {Math.max(0, THREADS.getThreadCpuTime(ti.getThreadId())),
-          Math.max(0, THREADS.getThreadAllocatedBytes(ti.getThreadId()))});
+      threadStart.put(
+          ti.getThreadId(),
+          new long[] {
+            Math.max(0, THREADS.getThreadCpuTime(ti.getThreadId())),
+            Math.max(0, THREADS.getThreadAllocatedBytes(ti.getThreadId()))
+          });
     }
     sampler = new Thread(this::sample, "bench-heap-sampler");
     sampler.setDaemon(true);
@@ -60,7 +65,10 @@ final class Resources implements AutoCloseable {
     return (OS.getProcessCpuTime() - cpuStart) / 1e9;
   }
 
-  /** [cpu ns, allocated bytes] since this object was made, over live threads whose name contains {@code part}. */
+  /**
+   * [cpu ns, allocated bytes] since this object was made, over live threads whose name contains
+   * {@code part}.
+   */
   long[] threadTotals(String part) {
     long cpu = 0;
     long alloc = 0;

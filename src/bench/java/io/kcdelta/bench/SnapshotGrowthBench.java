@@ -27,23 +27,30 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * How Delta snapshot work grows with the table: the table is grown (commits of bench.batch AddFiles with
- * stats like ours, checkpoints every 10 versions as Standalone writes them) to each size of bench.files
- * (default 10,000 and 100,000 files); at each size, two writers (like two tasks, each with its long-lived
- * DeltaLog) alternate small commits the way our committer makes them (startTransaction, txnVersion of its
- * appIds, commit of 1 AddFile + SetTransactions), so each one's snapshot must catch up with the other's
- * commit. Prints per size: a cold load (new DeltaLog + state), update() after the other writer's commit,
- * and the whole commit, p50/p99/max. bench.storage=file (default) or s3a (s3proxy + DynamoDB log store).
+ * How Delta snapshot work grows with the table: the table is grown (commits of bench.batch AddFiles
+ * with stats like ours, checkpoints every 10 versions as Standalone writes them) to each size of
+ * bench.files (default 10,000 and 100,000 files); at each size, two writers (like two tasks, each
+ * with its long-lived DeltaLog) alternate small commits the way our committer makes them
+ * (startTransaction, txnVersion of its appIds, commit of 1 AddFile + SetTransactions), so each
+ * one's snapshot must catch up with the other's commit. Prints per size: a cold load (new DeltaLog
+ * + state), update() after the other writer's commit, and the whole commit, p50/p99/max.
+ * bench.storage=file (default) or s3a (s3proxy + DynamoDB log store).
  */
 public final class SnapshotGrowthBench {
   public static void main(String[] args) throws Exception {
-    List<Integer> sizes = Arrays.stream(System.getProperty("bench.files", "10000,100000").split(","))
-        .map(String::trim).map(Integer::parseInt).toList();
+    List<Integer> sizes =
+        Arrays.stream(System.getProperty("bench.files", "10000,100000").split(","))
+            .map(String::trim)
+            .map(Integer::parseInt)
+            .toList();
     int batch = Integer.getInteger("bench.batch", 2_000);
     int rounds = Integer.getInteger("bench.rounds", 30);
     String storage = System.getProperty("bench.storage", "file");
     String d = System.getProperty("bench.dir");
-    Path dir = d == null ? Files.createTempDirectory("kcdelta-snap-") : Files.createDirectories(Path.of(d));
+    Path dir =
+        d == null
+            ? Files.createTempDirectory("kcdelta-snap-")
+            : Files.createDirectories(Path.of(d));
     S3Proxy s3 = null;
     Dynalite dynamo = null;
     Configuration conf;
@@ -61,8 +68,14 @@ public final class SnapshotGrowthBench {
       conf = new Configuration();
       table = dir.resolve("t" + System.currentTimeMillis()).toUri().toString();
     }
-    System.out.printf(Locale.ROOT, "[snapshot] storage %s, table %s, growth commits of %,d files, %d timed commits "
-        + "per size%n", storage, table, batch, rounds);
+    System.out.printf(
+        Locale.ROOT,
+        "[snapshot] storage %s, table %s, growth commits of %,d files, %d timed commits "
+            + "per size%n",
+        storage,
+        table,
+        batch,
+        rounds);
     try {
       run(conf, table, sizes, batch, rounds);
     } finally {
@@ -76,7 +89,8 @@ public final class SnapshotGrowthBench {
     System.exit(0);
   }
 
-  private static void run(Configuration conf, String table, List<Integer> sizes, int batch, int rounds) {
+  private static void run(
+      Configuration conf, String table, List<Integer> sizes, int batch, int rounds) {
     DeltaLog grower = DeltaLog.forTable(conf, table);
     DeltaLog[] tasks = {DeltaLog.forTable(conf, table), DeltaLog.forTable(conf, table)};
     // Standalone writes stats verbatim: they must be a JSON string literal (see LAB.md).
@@ -90,14 +104,28 @@ public final class SnapshotGrowthBench {
         OptimisticTransaction txn = grower.startTransaction();
         List<Action> actions = new ArrayList<>(k);
         if (txn.readVersion() < 0) {
-          txn.updateMetadata(Metadata.builder().schema(new StructType(new StructField[] {
-              new StructField("order_id", new LongType()), new StructField("bucket", new StringType())}))
-              .partitionColumns(List.of()).build());
+          txn.updateMetadata(
+              Metadata.builder()
+                  .schema(
+                      new StructType(
+                          new StructField[] {
+                            new StructField("order_id", new LongType()),
+                            new StructField("bucket", new StringType())
+                          }))
+                  .partitionColumns(List.of())
+                  .build());
         }
         long now = System.currentTimeMillis();
         for (int i = 0; i < k; i++) {
-          actions.add(AddFile.builder("part-" + UUID.randomUUID() + ".c000.snappy.parquet", Map.of(), 8_000_000,
-              now, true).stats(stats).build());
+          actions.add(
+              AddFile.builder(
+                      "part-" + UUID.randomUUID() + ".c000.snappy.parquet",
+                      Map.of(),
+                      8_000_000,
+                      now,
+                      true)
+                  .stats(stats)
+                  .build());
         }
         txn.commit(actions, new Operation(Operation.Name.WRITE), "bench-grow");
         files += k;
@@ -122,11 +150,19 @@ public final class SnapshotGrowthBench {
         long v = txn.txnVersion(app);
         long tr = System.nanoTime();
         long now = System.currentTimeMillis();
-        txn.commit(List.of(
-            AddFile.builder("part-" + UUID.randomUUID() + ".c000.snappy.parquet", Map.of(), 8_000_000, now, true)
-                .stats(stats).build(),
-            new SetTransaction(app, v + 1000, Optional.of(now))),
-            new Operation(Operation.Name.WRITE), "bench-commit");
+        txn.commit(
+            List.of(
+                AddFile.builder(
+                        "part-" + UUID.randomUUID() + ".c000.snappy.parquet",
+                        Map.of(),
+                        8_000_000,
+                        now,
+                        true)
+                    .stats(stats)
+                    .build(),
+                new SetTransaction(app, v + 1000, Optional.of(now))),
+            new Operation(Operation.Name.WRITE),
+            "bench-commit");
         long t2 = System.nanoTime();
         update[r] = (t1 - t0) / 1_000;
         read[r] = (tr - t1) / 1_000;
@@ -134,14 +170,27 @@ public final class SnapshotGrowthBench {
         files++;
       }
       long version = grower.update().getVersion();
-      System.out.printf(Locale.ROOT, "[snapshot] %,7d files (version %d, grown in %.1f s so far): cold load %,d ms "
-          + "(%,d files); update() after the other writer's commit p50 %.1f / p99 %.1f / max %.1f ms; "
-          + "startTransaction + txnVersion p50 %.1f / max %.1f ms; whole "
-          + "commit (update + txnVersion + commit, checkpoint every 10th) p50 %.1f / p99 %.1f / max %.1f ms "
-          + "(%.1f commits/s from one writer)%n",
-          target, version, growMs / 1e3, coldMs, coldFiles, pct(update, 50), pct(update, 99), max(update),
-          pct(read, 50), max(read),
-          pct(commit, 50), pct(commit, 99), max(commit), 1e6 / mean(commit));
+      System.out.printf(
+          Locale.ROOT,
+          "[snapshot] %,7d files (version %d, grown in %.1f s so far): cold load %,d ms "
+              + "(%,d files); update() after the other writer's commit p50 %.1f / p99 %.1f / max %.1f ms; "
+              + "startTransaction + txnVersion p50 %.1f / max %.1f ms; whole "
+              + "commit (update + txnVersion + commit, checkpoint every 10th) p50 %.1f / p99 %.1f / max %.1f ms "
+              + "(%.1f commits/s from one writer)%n",
+          target,
+          version,
+          growMs / 1e3,
+          coldMs,
+          coldFiles,
+          pct(update, 50),
+          pct(update, 99),
+          max(update),
+          pct(read, 50),
+          max(read),
+          pct(commit, 50),
+          pct(commit, 99),
+          max(commit),
+          1e6 / mean(commit));
     }
   }
 
@@ -157,12 +206,20 @@ public final class SnapshotGrowthBench {
         max.append(sep).append("\"col").append(i).append("\":").append(9_999_999 + i);
       } else {
         min.append(sep).append("\"col").append(i).append("\":\"aliqua commodo consequat duis au\"");
-        max.append(sep).append("\"col").append(i).append("\":\"voluptate velit esse cillum fugi\u007f\"");
+        max.append(sep)
+            .append("\"col")
+            .append(i)
+            .append("\":\"voluptate velit esse cillum fugi\u007f\"");
       }
       nulls.append(sep).append("\"col").append(i).append("\":").append(i % 4 == 0 ? 123 : 0);
     }
-    return "{\"numRecords\":20000,\"minValues\":{" + min + "},\"maxValues\":{" + max + "},\"nullCount\":{"
-        + nulls + "}}";
+    return "{\"numRecords\":20000,\"minValues\":{"
+        + min
+        + "},\"maxValues\":{"
+        + max
+        + "},\"nullCount\":{"
+        + nulls
+        + "}}";
   }
 
   private static double pct(long[] micros, int p) {

@@ -17,11 +17,12 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Timestamp;
 
 /**
- * Connect Struct → Avro GenericRecord the way the Confluent S3 sink's Parquet format does it (through
- * its AvroData): schemas translated once and cached, then a new GenericData.Record per Struct with every
- * value converted: optional fields as ["null", T] unions, Decimal as bytes with the decimal logical type
- * (unscaled two's complement), Timestamp as long millis, Date as int days, nested structs as records,
- * arrays as lists. Written for the benchmark (Confluent's converter is not available here).
+ * Connect Struct → Avro GenericRecord the way the Confluent S3 sink's Parquet format does it
+ * (through its AvroData): schemas translated once and cached, then a new GenericData.Record per
+ * Struct with every value converted: optional fields as ["null", T] unions, Decimal as bytes with
+ * the decimal logical type (unscaled two's complement), Timestamp as long millis, Date as int days,
+ * nested structs as records, arrays as lists. Written for the benchmark (Confluent's converter is
+ * not available here).
  */
 final class StructToAvro {
   private final Map<Schema, org.apache.avro.Schema> cache = new IdentityHashMap<>();
@@ -39,7 +40,8 @@ final class StructToAvro {
   private org.apache.avro.Schema toAvro(Schema c, boolean top) {
     org.apache.avro.Schema base = nonNull(c, top);
     if (c.isOptional() && !top) {
-      return org.apache.avro.Schema.createUnion(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.NULL), base);
+      return org.apache.avro.Schema.createUnion(
+          org.apache.avro.Schema.create(org.apache.avro.Schema.Type.NULL), base);
     }
     return base;
   }
@@ -49,14 +51,16 @@ final class StructToAvro {
       int scale = Integer.parseInt(c.parameters().get(Decimal.SCALE_FIELD));
       String p = c.parameters().get("connect.decimal.precision");
       int precision = p == null ? 64 : Integer.parseInt(p);
-      return LogicalTypes.decimal(precision, scale).addToSchema(org.apache.avro.Schema.create(
-          org.apache.avro.Schema.Type.BYTES));
+      return LogicalTypes.decimal(precision, scale)
+          .addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.BYTES));
     }
     if (Timestamp.LOGICAL_NAME.equals(c.name())) {
-      return LogicalTypes.timestampMillis().addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.LONG));
+      return LogicalTypes.timestampMillis()
+          .addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.LONG));
     }
     if (Date.LOGICAL_NAME.equals(c.name())) {
-      return LogicalTypes.date().addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.INT));
+      return LogicalTypes.date()
+          .addToSchema(org.apache.avro.Schema.create(org.apache.avro.Schema.Type.INT));
     }
     switch (c.type()) {
       case INT8:
@@ -79,19 +83,22 @@ final class StructToAvro {
         return org.apache.avro.Schema.createArray(toAvro(c.valueSchema(), false));
       case MAP:
         return org.apache.avro.Schema.createMap(toAvro(c.valueSchema(), false));
-      case STRUCT: {
-        String name = c.name() != null ? c.name() : top ? "ConnectDefault" : "ConnectDefault" + (++names);
-        SchemaBuilder.FieldAssembler<org.apache.avro.Schema> fields = SchemaBuilder.record(name).fields();
-        for (Field f : c.fields()) {
-          org.apache.avro.Schema fs = toAvro(f.schema(), false);
-          if (f.schema().isOptional()) {
-            fields = fields.name(f.name()).type(fs).withDefault(null);
-          } else {
-            fields = fields.name(f.name()).type(fs).noDefault();
+      case STRUCT:
+        {
+          String name =
+              c.name() != null ? c.name() : top ? "ConnectDefault" : "ConnectDefault" + (++names);
+          SchemaBuilder.FieldAssembler<org.apache.avro.Schema> fields =
+              SchemaBuilder.record(name).fields();
+          for (Field f : c.fields()) {
+            org.apache.avro.Schema fs = toAvro(f.schema(), false);
+            if (f.schema().isOptional()) {
+              fields = fields.name(f.name()).type(fs).withDefault(null);
+            } else {
+              fields = fields.name(f.name()).type(fs).noDefault();
+            }
           }
+          return fields.endRecord();
         }
-        return fields.endRecord();
-      }
       default:
         throw new IllegalArgumentException("unsupported " + c.type());
     }
@@ -135,21 +142,23 @@ final class StructToAvro {
         return v instanceof byte[] ? ByteBuffer.wrap((byte[]) v) : v;
       case STRUCT:
         return record((Struct) v, avro);
-      case ARRAY: {
-        List<?> in = (List<?>) v;
-        List<Object> out = new ArrayList<>(in.size());
-        for (Object e : in) {
-          out.add(value(e, c.valueSchema(), avro.getElementType()));
+      case ARRAY:
+        {
+          List<?> in = (List<?>) v;
+          List<Object> out = new ArrayList<>(in.size());
+          for (Object e : in) {
+            out.add(value(e, c.valueSchema(), avro.getElementType()));
+          }
+          return out;
         }
-        return out;
-      }
-      case MAP: {
-        Map<?, ?> in = (Map<?, ?>) v;
-        Map<Object, Object> out = new HashMap<>();
-        org.apache.avro.Schema valueType = avro.getValueType();
-        in.forEach((k, e) -> out.put(k, value(e, c.valueSchema(), valueType)));
-        return out;
-      }
+      case MAP:
+        {
+          Map<?, ?> in = (Map<?, ?>) v;
+          Map<Object, Object> out = new HashMap<>();
+          org.apache.avro.Schema valueType = avro.getValueType();
+          in.forEach((k, e) -> out.put(k, value(e, c.valueSchema(), valueType)));
+          return out;
+        }
       default:
         return v;
     }

@@ -2,8 +2,8 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
-import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.DeltaSinkWriter;
+import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
@@ -19,9 +19,10 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Our task's own path without Kafka or the converter: SinkRecords (Structs converted in advance) through
- * DeltaSinkWriter.put into a local Delta table, commits every bench.flush.records records. Measured in
- * CPU time of the task thread (robust on a loaded machine) and wall time; before/after figure for fixes.
+ * Our task's own path without Kafka or the converter: SinkRecords (Structs converted in advance)
+ * through DeltaSinkWriter.put into a local Delta table, commits every bench.flush.records records.
+ * Measured in CPU time of the task thread (robust on a loaded machine) and wall time; before/after
+ * figure for fixes.
  */
 public final class TaskPathBench {
   public static void main(String[] args) throws Exception {
@@ -31,7 +32,10 @@ public final class TaskPathBench {
     int rounds = Integer.getInteger("bench.rounds", 3);
     List<Struct> structs = BenchRecords.structs(0, distinct);
     String d = System.getProperty("bench.dir");
-    Path dir = d == null ? Files.createTempDirectory("kcdelta-taskpath-") : Files.createDirectories(Path.of(d));
+    Path dir =
+        d == null
+            ? Files.createTempDirectory("kcdelta-taskpath-")
+            : Files.createDirectories(Path.of(d));
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     for (int round = 0; round < rounds; round++) {
       Map<String, String> props = new HashMap<>();
@@ -42,8 +46,15 @@ public final class TaskPathBench {
       DeltaSinkConfig config = new DeltaSinkConfig(props);
       long[] clock = {0};
       TopicPartition tp = new TopicPartition("bench", 0);
-      DeltaSinkWriter writer = new DeltaSinkWriter(config, new FakeSinkContext(),
-          HadoopConfigurationFactory.create(config), null, SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> clock[0]);
+      DeltaSinkWriter writer =
+          new DeltaSinkWriter(
+              config,
+              new FakeSinkContext(),
+              HadoopConfigurationFactory.create(config),
+              null,
+              SinkMetrics.none(),
+              RecordOrigin.ORIGINAL,
+              () -> clock[0]);
       writer.open(List.of(tp));
       long cpu0 = threads.getCurrentThreadCpuTime();
       long alloc0 = threads.getCurrentThreadAllocatedBytes();
@@ -64,8 +75,15 @@ public final class TaskPathBench {
       long alloc = threads.getCurrentThreadAllocatedBytes() - alloc0;
       long wall = System.nanoTime() - wall0;
       writer.stop();
-      System.out.printf(Locale.ROOT, "[taskpath] round %d: %,d records, %.2f us CPU/record (%,.0f records per CPU-s), "
-          + "wall %,.0f records/s, %,d B allocated/record%n", round, n, cpu / 1e3 / n, n / (cpu / 1e9), n / (wall / 1e9),
+      System.out.printf(
+          Locale.ROOT,
+          "[taskpath] round %d: %,d records, %.2f us CPU/record (%,.0f records per CPU-s), "
+              + "wall %,.0f records/s, %,d B allocated/record%n",
+          round,
+          n,
+          cpu / 1e3 / n,
+          n / (cpu / 1e9),
+          n / (wall / 1e9),
           alloc / n);
     }
     System.exit(0);

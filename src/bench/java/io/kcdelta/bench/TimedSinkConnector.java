@@ -10,8 +10,9 @@ import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
 
 /**
- * Runs any sink connector ({@code bench.delegate}) with its tasks wrapped in {@link TimedSinkTask}, which
- * notes when the first record reached put() and how many did, under the run name {@code bench.run}.
+ * Runs any sink connector ({@code bench.delegate}) with its tasks wrapped in {@link TimedSinkTask},
+ * which notes when the first record reached put() and how many did, under the run name {@code
+ * bench.run}.
  */
 public class TimedSinkConnector extends SinkConnector {
   static final String DELEGATE = "bench.delegate";
@@ -32,7 +33,8 @@ public class TimedSinkConnector extends SinkConnector {
   public void start(Map<String, String> props) {
     this.props = props;
     try {
-      delegate = (SinkConnector) Class.forName(props.get(DELEGATE)).getDeclaredConstructor().newInstance();
+      delegate =
+          (SinkConnector) Class.forName(props.get(DELEGATE)).getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(e);
     }

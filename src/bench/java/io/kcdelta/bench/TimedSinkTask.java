@@ -7,7 +7,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
-/** Delegates every call to the wrapped task and reports the records it was handed to {@link Probe}. */
+/**
+ * Delegates every call to the wrapped task and reports the records it was handed to {@link Probe}.
+ */
 public class TimedSinkTask extends SinkTask {
   private SinkTask delegate;
   private Probe probe;
@@ -15,8 +17,11 @@ public class TimedSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     try {
-      delegate = (SinkTask) Class.forName(props.get(TimedSinkConnector.DELEGATE_TASK)).getDeclaredConstructor()
-          .newInstance();
+      delegate =
+          (SinkTask)
+              Class.forName(props.get(TimedSinkConnector.DELEGATE_TASK))
+                  .getDeclaredConstructor()
+                  .newInstance();
     } catch (ReflectiveOperationException e) {
       throw new IllegalArgumentException(e);
     }
@@ -43,7 +48,8 @@ public class TimedSinkTask extends SinkTask {
   }
 
   @Override
-  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(
+      Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     return delegate.preCommit(currentOffsets);
   }
 

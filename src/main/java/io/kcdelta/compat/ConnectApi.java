@@ -8,18 +8,20 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
  * The one place that knows which Connect API the worker offers. The plugin is compiled against a
- * recent connect-api but must run on every worker from Connect 3.0 on, so each API newer than 3.0 is
- * detected once, here, and the rest of the code receives a choice instead of probing.
+ * recent connect-api but must run on every worker from Connect 3.0 on, so each API newer than 3.0
+ * is detected once, here, and the rest of the code receives a choice instead of probing.
  *
  * <ul>
  *   <li>{@code SinkRecord.originalTopic()/originalKafkaPartition()/originalKafkaOffset()}: Connect
- *       3.6 (KIP-793).</li>
- *   <li>{@code SinkTaskContext.pluginMetrics()}: Connect 4.1 (KIP-877).</li>
+ *       3.6 (KIP-793).
+ *   <li>{@code SinkTaskContext.pluginMetrics()}: Connect 4.1 (KIP-877).
  * </ul>
  */
 public final class ConnectApi {
-  private static final ConnectApi WORKER = new ConnectApi(
-      hasMethod(SinkRecord.class, "originalTopic"), hasMethod(SinkTaskContext.class, "pluginMetrics"));
+  private static final ConnectApi WORKER =
+      new ConnectApi(
+          hasMethod(SinkRecord.class, "originalTopic"),
+          hasMethod(SinkTaskContext.class, "pluginMetrics"));
 
   private final boolean originalCoordinates;
   private final boolean pluginMetrics;
@@ -43,20 +45,27 @@ public final class ConnectApi {
    * publishes the same names and tags to JMX (the caller closes it in {@code stop()}).
    */
   public TaskMetricRegistry metrics(SinkTaskContext context, String connector, int task) {
-    // A runtime may have the 4.1 API and still offer none (a test harness, another Connect runtime).
+    // A runtime may have the 4.1 API and still offer none (a test harness, another Connect
+    // runtime).
     PluginMetrics workerMetrics = pluginMetrics ? context.pluginMetrics() : null;
-    return workerMetrics != null ? new PluginMetricRegistry(workerMetrics, connector, task)
+    return workerMetrics != null
+        ? new PluginMetricRegistry(workerMetrics, connector, task)
         : JmxMetricRegistry.forTask(connector, task);
   }
 
-  /** For the log line at task start: what an operator needs to read the metrics and the txn appIds. */
+  /**
+   * For the log line at task start: what an operator needs to read the metrics and the txn appIds.
+   */
   @Override
   public String toString() {
-    return "record coordinates " + (originalCoordinates ? "before SMTs (originalTopic)" : "after SMTs (topic)")
-        + ", metrics " + (pluginMetrics ? "through Connect plugin metrics" : "through an own JMX registry");
+    return "record coordinates "
+        + (originalCoordinates ? "before SMTs (originalTopic)" : "after SMTs (topic)")
+        + ", metrics "
+        + (pluginMetrics ? "through Connect plugin metrics" : "through an own JMX registry");
   }
 
   private static boolean hasMethod(Class<?> type, String name) {
-    return Arrays.stream(type.getMethods()).anyMatch(m -> m.getName().equals(name) && m.getParameterCount() == 0);
+    return Arrays.stream(type.getMethods())
+        .anyMatch(m -> m.getName().equals(name) && m.getParameterCount() == 0);
   }
 }

@@ -13,12 +13,13 @@ import org.apache.kafka.common.utils.Time;
 
 /**
  * Before Connect 4.1: an own metrics registry that publishes to the worker's JMX under exactly the
- * names Connect's plugin metrics use ({@code kafka.connect:type=plugins,connector=…,task=…}), so one
- * dashboard reads every Connect version.
+ * names Connect's plugin metrics use ({@code kafka.connect:type=plugins,connector=…,task=…}), so
+ * one dashboard reads every Connect version.
  */
 final class JmxMetricRegistry implements TaskMetricRegistry {
   /** JMX domain and metric group of Connect's plugin metrics (KIP-877). */
   static final String JMX_DOMAIN = "kafka.connect";
+
   static final String GROUP = "plugins";
 
   private final Metrics metrics;
@@ -33,8 +34,12 @@ final class JmxMetricRegistry implements TaskMetricRegistry {
     Map<String, String> tags = new LinkedHashMap<>();
     tags.put("connector", connector);
     tags.put("task", String.valueOf(task));
-    Metrics metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
-        new KafkaMetricsContext(JMX_DOMAIN));
+    Metrics metrics =
+        new Metrics(
+            new MetricConfig(),
+            List.of(new JmxReporter()),
+            Time.SYSTEM,
+            new KafkaMetricsContext(JMX_DOMAIN));
     return new JmxMetricRegistry(metrics, tags);
   }
 

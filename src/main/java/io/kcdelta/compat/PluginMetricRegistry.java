@@ -9,10 +9,11 @@ import org.apache.kafka.common.metrics.Sensor;
  * Connect 4.1+: the worker's plugin metrics, which tag every metric with the connector and task and
  * remove them when the task stops. Loaded only on such workers ({@link ConnectApi}).
  *
- * <p>Sensor names are the worker's, not the task's: {@code PluginMetrics.addSensor(name)} gets the sensor
- * of that name from the one {@code Metrics} that all tasks of the worker share. So each sensor name
- * carries the connector and task; else every task would record into, and on stop remove, the others'.
- * Sensor names never reach JMX (metric names do), so the names published do not change.
+ * <p>Sensor names are the worker's, not the task's: {@code PluginMetrics.addSensor(name)} gets the
+ * sensor of that name from the one {@code Metrics} that all tasks of the worker share. So each
+ * sensor name carries the connector and task; else every task would record into, and on stop
+ * remove, the others'. Sensor names never reach JMX (metric names do), so the names published do
+ * not change.
  */
 final class PluginMetricRegistry implements TaskMetricRegistry {
   private final PluginMetrics metrics;

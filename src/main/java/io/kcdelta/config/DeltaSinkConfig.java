@@ -17,7 +17,10 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
-/** The connector's settings: names, defaults, documentation and validation (the public contract of DESIGN.md). */
+/**
+ * The connector's settings: names, defaults, documentation and validation (the public contract of
+ * DESIGN.md).
+ */
 public final class DeltaSinkConfig extends AbstractConfig {
 
   public static final String TABLE_PATH = "delta.table.path";
@@ -41,6 +44,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
   public static final String HADOOP_PREFIX = "hadoop.";
   public static final String NULL_VALUES = "behavior.on.null.values";
+
   /** Set by Connect on every connector config; the default of {@link #TXN_APP_ID}. */
   public static final String CONNECTOR_NAME = "name";
 
@@ -55,16 +59,21 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final String GROUP_AWS = "S3 and AWS";
   private static final String GROUP_RECORDS = "Records";
 
-  private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
+  private static final List<String> CODECS =
+      List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
   private static final List<String> EVOLUTION_MODES = List.of("none", "add-columns");
   private static final List<String> NULL_BEHAVIORS = List.of("ignore", "fail");
   private static final List<String> LOG_STORES = List.of(LOG_STORE_DYNAMODB, LOG_STORE_FILESYSTEM);
+
   /** Schemes whose table paths Hadoop can open with the plugin's bundled file systems. */
   private static final Set<String> SCHEMES = Set.of("s3a", "file");
 
   public static final ConfigDef CONFIG_DEF = configDef();
 
-  public enum NullValueBehavior { IGNORE, FAIL }
+  public enum NullValueBehavior {
+    IGNORE,
+    FAIL
+  }
 
   public DeltaSinkConfig(Map<String, String> props) {
     super(CONFIG_DEF, props);
@@ -76,95 +85,250 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static ConfigDef configDef() {
     ConfigDef def = new ConfigDef();
     int o = 0;
-    def.define(TABLE_PATH, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new TablePathValidator(), Importance.HIGH,
+    def.define(
+        TABLE_PATH,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new TablePathValidator(),
+        Importance.HIGH,
         "Root of the Delta table, with its scheme: s3a://bucket/prefix/table or file:///path/table. "
             + "'${topic}' is replaced by the record's topic, so one connector can fill one table per topic.",
-        GROUP_TABLE, ++o, Width.LONG, "Table path");
-    def.define(PARTITION_COLUMNS, Type.LIST, "", new PartitionColumnsValidator(), Importance.MEDIUM,
+        GROUP_TABLE,
+        ++o,
+        Width.LONG,
+        "Table path");
+    def.define(
+        PARTITION_COLUMNS,
+        Type.LIST,
+        "",
+        new PartitionColumnsValidator(),
+        Importance.MEDIUM,
         "Top-level fields of the record value that partition the table, in order. Used when the connector "
             + "creates the table; an existing table keeps its own partitioning.",
-        GROUP_TABLE, ++o, Width.LONG, "Partition columns");
-    def.define(AUTO_CREATE, Type.BOOLEAN, true, Importance.MEDIUM,
+        GROUP_TABLE,
+        ++o,
+        Width.LONG,
+        "Partition columns");
+    def.define(
+        AUTO_CREATE,
+        Type.BOOLEAN,
+        true,
+        Importance.MEDIUM,
         "Create the table from the first record's schema when it does not exist. When false, a missing "
             + "table fails the task.",
-        GROUP_TABLE, ++o, Width.SHORT, "Create table");
-    def.define(SCHEMA_EVOLUTION, Type.STRING, "add-columns", lowerCaseIn(EVOLUTION_MODES), Importance.MEDIUM,
+        GROUP_TABLE,
+        ++o,
+        Width.SHORT,
+        "Create table");
+    def.define(
+        SCHEMA_EVOLUTION,
+        Type.STRING,
+        "add-columns",
+        lowerCaseIn(EVOLUTION_MODES),
+        Importance.MEDIUM,
         "What a record with new fields does to the table: 'add-columns' adds them as nullable columns; "
             + "'none' treats the record as one the table cannot take (errant record).",
-        GROUP_TABLE, ++o, Width.SHORT, "Schema evolution", new FixedRecommender(EVOLUTION_MODES));
-    def.define(TXN_APP_ID, Type.STRING, null, Importance.LOW,
+        GROUP_TABLE,
+        ++o,
+        Width.SHORT,
+        "Schema evolution",
+        new FixedRecommender(EVOLUTION_MODES));
+    def.define(
+        TXN_APP_ID,
+        Type.STRING,
+        null,
+        Importance.LOW,
         "Prefix of the Delta 'txn' appIds that record the Kafka offsets: '<prefix>-<topic>-<partition>'. "
             + "Defaults to the connector name. Two connectors writing the same topic into the same table "
             + "need different prefixes; renaming the connector without setting this restarts from the "
             + "consumer group's position instead of the table's.",
-        GROUP_TABLE, ++o, Width.MEDIUM, "Txn app id prefix");
+        GROUP_TABLE,
+        ++o,
+        Width.MEDIUM,
+        "Txn app id prefix");
 
     o = 0;
-    def.define(FLUSH_INTERVAL_MS, Type.LONG, 60_000L, ConfigDef.Range.atLeast(100), Importance.HIGH,
+    def.define(
+        FLUSH_INTERVAL_MS,
+        Type.LONG,
+        60_000L,
+        ConfigDef.Range.atLeast(100),
+        Importance.HIGH,
         "Longest time a record waits before it is committed to the table, in milliseconds. Each commit "
             + "adds a version to the Delta log: shorter means fresher data and more, smaller files.",
-        GROUP_WRITE, ++o, Width.SHORT, "Flush interval (ms)");
-    def.define(FILE_MAX_BYTES, Type.LONG, 134_217_728L, ConfigDef.Range.atLeast(1024), Importance.MEDIUM,
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "Flush interval (ms)");
+    def.define(
+        FILE_MAX_BYTES,
+        Type.LONG,
+        134_217_728L,
+        ConfigDef.Range.atLeast(1024),
+        Importance.MEDIUM,
         "Roll a Parquet data file once it holds about this many bytes.",
-        GROUP_WRITE, ++o, Width.SHORT, "File size (bytes)");
-    def.define(COMPRESSION_CODEC, Type.STRING, "snappy", lowerCaseIn(CODECS), Importance.LOW,
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "File size (bytes)");
+    def.define(
+        COMPRESSION_CODEC,
+        Type.STRING,
+        "snappy",
+        lowerCaseIn(CODECS),
+        Importance.LOW,
         "Parquet compression codec: " + String.join(", ", CODECS) + ".",
-        GROUP_WRITE, ++o, Width.SHORT, "Compression", new FixedRecommender(CODECS));
-    def.define(COMMIT_RETRY_TIMEOUT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "Compression",
+        new FixedRecommender(CODECS));
+    def.define(
+        COMMIT_RETRY_TIMEOUT_MS,
+        Type.LONG,
+        300_000L,
+        ConfigDef.Range.atLeast(0),
+        Importance.LOW,
         "How long a task keeps retrying a commit or a file upload that fails for a passing reason "
             + "(S3 or DynamoDB unreachable, throttled) before it fails with an error that names the service.",
-        GROUP_WRITE, ++o, Width.SHORT, "Commit retry timeout (ms)");
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "Commit retry timeout (ms)");
 
     o = 0;
-    def.define(LOG_STORE, Type.STRING, null, lowerCaseInOrNull(LOG_STORES), Importance.HIGH,
+    def.define(
+        LOG_STORE,
+        Type.STRING,
+        null,
+        lowerCaseInOrNull(LOG_STORES),
+        Importance.HIGH,
         "How writers of the table exclude each other on the Delta log. 'dynamodb' (default for s3a:// "
             + "tables): a DynamoDB table decides each log version, compatible with Delta's "
             + "S3DynamoDBLogStore used by Spark. 'filesystem' (default otherwise): the file system's own "
             + "atomic create; on S3 safe only when this connector is the table's single writer.",
-        GROUP_LOG_STORE, ++o, Width.SHORT, "Log store", new FixedRecommender(LOG_STORES));
-    def.define(DYNAMODB_TABLE, Type.STRING, "delta_log", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+        GROUP_LOG_STORE,
+        ++o,
+        Width.SHORT,
+        "Log store",
+        new FixedRecommender(LOG_STORES));
+    def.define(
+        DYNAMODB_TABLE,
+        Type.STRING,
+        "delta_log",
+        new ConfigDef.NonEmptyString(),
+        Importance.MEDIUM,
         "DynamoDB table of the log store. Spark jobs writing the same Delta table must use the same one.",
-        GROUP_LOG_STORE, ++o, Width.MEDIUM, "DynamoDB table");
-    def.define(DYNAMODB_REGION, Type.STRING, null, Importance.MEDIUM,
+        GROUP_LOG_STORE,
+        ++o,
+        Width.MEDIUM,
+        "DynamoDB table");
+    def.define(
+        DYNAMODB_REGION,
+        Type.STRING,
+        null,
+        Importance.MEDIUM,
         "Region of the DynamoDB table. Defaults to s3.region, then to the AWS SDK's region chain.",
-        GROUP_LOG_STORE, ++o, Width.SHORT, "DynamoDB region");
-    def.define(DYNAMODB_ENDPOINT, Type.STRING, null, new UrlValidator(), Importance.LOW,
+        GROUP_LOG_STORE,
+        ++o,
+        Width.SHORT,
+        "DynamoDB region");
+    def.define(
+        DYNAMODB_ENDPOINT,
+        Type.STRING,
+        null,
+        new UrlValidator(),
+        Importance.LOW,
         "DynamoDB endpoint override, e.g. http://127.0.0.1:4567 for a local DynamoDB-compatible server.",
-        GROUP_LOG_STORE, ++o, Width.LONG, "DynamoDB endpoint");
-    def.define(DYNAMODB_AUTO_CREATE, Type.BOOLEAN, true, Importance.LOW,
+        GROUP_LOG_STORE,
+        ++o,
+        Width.LONG,
+        "DynamoDB endpoint");
+    def.define(
+        DYNAMODB_AUTO_CREATE,
+        Type.BOOLEAN,
+        true,
+        Importance.LOW,
         "Create the DynamoDB table when missing (on-demand billing, TTL on 'expireTime').",
-        GROUP_LOG_STORE, ++o, Width.SHORT, "Create DynamoDB table");
+        GROUP_LOG_STORE,
+        ++o,
+        Width.SHORT,
+        "Create DynamoDB table");
 
     o = 0;
-    def.define(S3_REGION, Type.STRING, null, Importance.MEDIUM,
+    def.define(
+        S3_REGION,
+        Type.STRING,
+        null,
+        Importance.MEDIUM,
         "AWS region of the bucket. Defaults to the AWS SDK's region chain.",
-        GROUP_AWS, ++o, Width.SHORT, "S3 region");
-    def.define(S3_ENDPOINT, Type.STRING, null, new UrlValidator(), Importance.LOW,
+        GROUP_AWS,
+        ++o,
+        Width.SHORT,
+        "S3 region");
+    def.define(
+        S3_ENDPOINT,
+        Type.STRING,
+        null,
+        new UrlValidator(),
+        Importance.LOW,
         "S3 endpoint override for S3-compatible stores, e.g. http://127.0.0.1:9000.",
-        GROUP_AWS, ++o, Width.LONG, "S3 endpoint");
-    def.define(S3_PATH_STYLE, Type.BOOLEAN, false, Importance.LOW,
+        GROUP_AWS,
+        ++o,
+        Width.LONG,
+        "S3 endpoint");
+    def.define(
+        S3_PATH_STYLE,
+        Type.BOOLEAN,
+        false,
+        Importance.LOW,
         "Path-style bucket addressing (needed by most S3-compatible stores on localhost).",
-        GROUP_AWS, ++o, Width.SHORT, "Path-style access");
-    def.define(AWS_ACCESS_KEY_ID, Type.STRING, null, Importance.MEDIUM,
+        GROUP_AWS,
+        ++o,
+        Width.SHORT,
+        "Path-style access");
+    def.define(
+        AWS_ACCESS_KEY_ID,
+        Type.STRING,
+        null,
+        Importance.MEDIUM,
         "Access key for S3 and DynamoDB. Unset: the AWS default credential chain (environment, "
             + "profile, web identity, instance role).",
-        GROUP_AWS, ++o, Width.MEDIUM, "Access key id");
-    def.define(AWS_SECRET_ACCESS_KEY, Type.PASSWORD, null, Importance.MEDIUM,
+        GROUP_AWS,
+        ++o,
+        Width.MEDIUM,
+        "Access key id");
+    def.define(
+        AWS_SECRET_ACCESS_KEY,
+        Type.PASSWORD,
+        null,
+        Importance.MEDIUM,
         "Secret key paired with aws.access.key.id.",
-        GROUP_AWS, ++o, Width.MEDIUM, "Secret access key");
+        GROUP_AWS,
+        ++o,
+        Width.MEDIUM,
+        "Secret access key");
 
     o = 0;
-    def.define(NULL_VALUES, Type.STRING, "ignore", lowerCaseIn(NULL_BEHAVIORS), Importance.MEDIUM,
+    def.define(
+        NULL_VALUES,
+        Type.STRING,
+        "ignore",
+        lowerCaseIn(NULL_BEHAVIORS),
+        Importance.MEDIUM,
         "Records with a null value (tombstones): 'ignore' skips them (their offsets still count as "
             + "processed), 'fail' treats them as errant records (dead letter queue with "
             + "errors.tolerance=all, else the task fails).",
-        GROUP_RECORDS, ++o, Width.SHORT, "Null values", new FixedRecommender(NULL_BEHAVIORS));
+        GROUP_RECORDS,
+        ++o,
+        Width.SHORT,
+        "Null values",
+        new FixedRecommender(NULL_BEHAVIORS));
     return def;
   }
 
   /** A problem with a setting that only shows together with other settings. */
-  public record Problem(String key, String message) {
-  }
+  public record Problem(String key, String message) {}
 
   /** Problems that involve several settings; ConfigDef validators see one value at a time. */
   public static List<Problem> crossFieldProblems(Map<String, String> props) {
@@ -175,8 +339,18 @@ public final class DeltaSinkConfig extends AbstractConfig {
     }
     String scheme = schemeOf(path);
     if (LOG_STORE_DYNAMODB.equalsIgnoreCase(store.trim()) && !"s3a".equals(scheme)) {
-      return List.of(new Problem(LOG_STORE, LOG_STORE + "=dynamodb coordinates commits on s3a:// tables "
-          + "only, but " + TABLE_PATH + " is '" + path + "'. Use " + LOG_STORE + "=filesystem for this path."));
+      return List.of(
+          new Problem(
+              LOG_STORE,
+              LOG_STORE
+                  + "=dynamodb coordinates commits on s3a:// tables "
+                  + "only, but "
+                  + TABLE_PATH
+                  + " is '"
+                  + path
+                  + "'. Use "
+                  + LOG_STORE
+                  + "=filesystem for this path."));
     }
     return List.of();
   }
@@ -190,7 +364,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
   /** The table path for a topic (expands ${topic}). */
   public String tablePath(String topic) {
     String template = tablePathTemplate();
-    return template.contains(TOPIC_PLACEHOLDER) ? template.replace(TOPIC_PLACEHOLDER, topic) : template;
+    return template.contains(TOPIC_PLACEHOLDER)
+        ? template.replace(TOPIC_PLACEHOLDER, topic)
+        : template;
   }
 
   public List<String> partitionColumns() {
@@ -203,7 +379,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   public SchemaEvolution.Mode schemaEvolution() {
     return "none".equals(getString(SCHEMA_EVOLUTION).trim().toLowerCase(Locale.ROOT))
-        ? SchemaEvolution.Mode.NONE : SchemaEvolution.Mode.ADD_COLUMNS;
+        ? SchemaEvolution.Mode.NONE
+        : SchemaEvolution.Mode.ADD_COLUMNS;
   }
 
   public String txnAppIdPrefix() {
@@ -212,13 +389,19 @@ public final class DeltaSinkConfig extends AbstractConfig {
       id = originalsStrings().get(CONNECTOR_NAME);
     }
     if (id == null || id.isBlank()) {
-      throw new ConfigException(TXN_APP_ID, null,
-          "Set " + TXN_APP_ID + " (or the connector 'name'): it identifies this connector's offsets in the table.");
+      throw new ConfigException(
+          TXN_APP_ID,
+          null,
+          "Set "
+              + TXN_APP_ID
+              + " (or the connector 'name'): it identifies this connector's offsets in the table.");
     }
     return id.trim();
   }
 
-  /** The connector's name as Connect gave it ("name"), or "unnamed" outside Connect (tools, tests). */
+  /**
+   * The connector's name as Connect gave it ("name"), or "unnamed" outside Connect (tools, tests).
+   */
   public String connectorName() {
     String name = originalsStrings().get(CONNECTOR_NAME);
     return name == null || name.isBlank() ? "unnamed" : name;
@@ -233,14 +416,17 @@ public final class DeltaSinkConfig extends AbstractConfig {
   }
 
   public CompressionCodecName compressionCodec() {
-    return CompressionCodecName.valueOf(getString(COMPRESSION_CODEC).trim().toUpperCase(Locale.ROOT));
+    return CompressionCodecName.valueOf(
+        getString(COMPRESSION_CODEC).trim().toUpperCase(Locale.ROOT));
   }
 
   public long commitRetryTimeoutMs() {
     return getLong(COMMIT_RETRY_TIMEOUT_MS);
   }
 
-  /** The effective log store: the configured one, else dynamodb for s3a:// and filesystem otherwise. */
+  /**
+   * The effective log store: the configured one, else dynamodb for s3a:// and filesystem otherwise.
+   */
   public String logStore() {
     String configured = getString(LOG_STORE);
     if (configured != null && !configured.isBlank()) {
@@ -316,7 +502,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
       public void ensureValid(String name, Object value) {
         String v = value == null ? null : value.toString().trim().toLowerCase(Locale.ROOT);
         if (!allowed.contains(v)) {
-          throw new ConfigException(name, value, "Must be one of " + String.join(", ", allowed) + ".");
+          throw new ConfigException(
+              name, value, "Must be one of " + String.join(", ", allowed) + ".");
         }
       }
 
@@ -348,7 +535,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
     @Override
     public void ensureValid(String name, Object value) {
       if (value == null || value.toString().isBlank()) {
-        throw new ConfigException(name, value, "Give the table root, e.g. s3a://bucket/warehouse/orders.");
+        throw new ConfigException(
+            name, value, "Give the table root, e.g. s3a://bucket/warehouse/orders.");
       }
       String path = value.toString().trim();
       String scheme;
@@ -356,23 +544,36 @@ public final class DeltaSinkConfig extends AbstractConfig {
         URI uri = new URI(path.replace(TOPIC_PLACEHOLDER, "topic"));
         scheme = uri.getScheme();
         if (uri.getUserInfo() != null) {
-          throw new ConfigException(name, path, "Do not put credentials in the path; use "
-              + AWS_ACCESS_KEY_ID + " and " + AWS_SECRET_ACCESS_KEY + ".");
+          throw new ConfigException(
+              name,
+              path,
+              "Do not put credentials in the path; use "
+                  + AWS_ACCESS_KEY_ID
+                  + " and "
+                  + AWS_SECRET_ACCESS_KEY
+                  + ".");
         }
       } catch (URISyntaxException e) {
         throw new ConfigException(name, path, "Not a valid URI: " + e.getMessage());
       }
       if (scheme == null) {
-        throw new ConfigException(name, path,
+        throw new ConfigException(
+            name,
+            path,
             "The path has no scheme. Write s3a://bucket/path for S3 or file:///absolute/path for a local table.");
       }
       if ("s3".equalsIgnoreCase(scheme) || "s3n".equalsIgnoreCase(scheme)) {
-        throw new ConfigException(name, path, "Use the s3a:// scheme (Hadoop's S3A file system) instead of "
-            + scheme + "://. Note that the scheme is part of the DynamoDB log store key: Spark writers of the "
-            + "same table must use s3a:// too.");
+        throw new ConfigException(
+            name,
+            path,
+            "Use the s3a:// scheme (Hadoop's S3A file system) instead of "
+                + scheme
+                + "://. Note that the scheme is part of the DynamoDB log store key: Spark writers of the "
+                + "same table must use s3a:// too.");
       }
       if (!SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))) {
-        throw new ConfigException(name, path, "Unsupported scheme '" + scheme + "': use s3a:// or file://.");
+        throw new ConfigException(
+            name, path, "Unsupported scheme '" + scheme + "': use s3a:// or file://.");
       }
     }
 
@@ -394,11 +595,17 @@ public final class DeltaSinkConfig extends AbstractConfig {
           throw new ConfigException(name, value, "Empty column name in the list.");
         }
         if (col.contains(".")) {
-          throw new ConfigException(name, value, "'" + col + "': partition columns must be top-level fields "
-              + "of the record value (no nested paths).");
+          throw new ConfigException(
+              name,
+              value,
+              "'"
+                  + col
+                  + "': partition columns must be top-level fields "
+                  + "of the record value (no nested paths).");
         }
         if (!col.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
-          throw new ConfigException(name, value, "'" + col + "': use letters, digits, '_' or '-' only.");
+          throw new ConfigException(
+              name, value, "'" + col + "': use letters, digits, '_' or '-' only.");
         }
         if (!seen.add(col.toLowerCase(Locale.ROOT))) {
           throw new ConfigException(name, value, "Column '" + col + "' is listed twice.");
@@ -421,7 +628,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
       try {
         URI uri = new URI(value.toString().trim());
         if (uri.getScheme() == null || uri.getHost() == null) {
-          throw new ConfigException(name, value, "Give a URL with scheme and host, e.g. https://host:port.");
+          throw new ConfigException(
+              name, value, "Give a URL with scheme and host, e.g. https://host:port.");
         }
       } catch (URISyntaxException e) {
         throw new ConfigException(name, value, "Not a valid URL: " + e.getMessage());

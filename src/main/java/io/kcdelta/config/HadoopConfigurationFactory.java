@@ -11,8 +11,7 @@ import org.apache.hadoop.conf.Configuration;
  */
 public final class HadoopConfigurationFactory {
 
-  private HadoopConfigurationFactory() {
-  }
+  private HadoopConfigurationFactory() {}
 
   public static Configuration create(DeltaSinkConfig config) {
     Configuration conf = new Configuration();
@@ -29,16 +28,26 @@ public final class HadoopConfigurationFactory {
 
   private static void applyS3a(DeltaSinkConfig config, Configuration conf) {
     // S3A's own defaults retry an unreachable S3 for minutes per call (fs.s3a.retry.limit=7 with
-    // doubling intervals, each try made of fs.s3a.attempts.maximum=5 SDK attempts, each allowed a 30 s
-    // connect and a 60 s request). A task blocked that long never reaches its delta.commit.retry.timeout.ms
-    // check: it looks hung, and Connect may evict it from the consumer group. Let one call give up well
-    // within Connect's max.poll.interval.ms (300 s); the task's retry budget decides how long to keep
-    // trying, without blocking. Worst case of one S3A metadata call (HEAD, LIST, GET, COPY) with the
-    // values below: 3 tries x 30 s (the request timeout, which S3A also sets as the SDK's whole-call
-    // timeout, so the SDK attempts of one try share it) + 1.5 s of pauses = 91.5 s; a refused connection
-    // fails in a few seconds. S3A raises any timeout below 15 s to 15 s. Throttling has its own policy, exponential
-    // from 500 ms per retry: 4 retries sleep at most ~22 s, S3A's default of 20 could sleep for days.
-    // Data uploads keep S3A's fs.s3a.connection.part.upload.timeout (15 min per attempt): a 64 MB part
+    // doubling intervals, each try made of fs.s3a.attempts.maximum=5 SDK attempts, each allowed a
+    // 30 s
+    // connect and a 60 s request). A task blocked that long never reaches its
+    // delta.commit.retry.timeout.ms
+    // check: it looks hung, and Connect may evict it from the consumer group. Let one call give up
+    // well
+    // within Connect's max.poll.interval.ms (300 s); the task's retry budget decides how long to
+    // keep
+    // trying, without blocking. Worst case of one S3A metadata call (HEAD, LIST, GET, COPY) with
+    // the
+    // values below: 3 tries x 30 s (the request timeout, which S3A also sets as the SDK's
+    // whole-call
+    // timeout, so the SDK attempts of one try share it) + 1.5 s of pauses = 91.5 s; a refused
+    // connection
+    // fails in a few seconds. S3A raises any timeout below 15 s to 15 s. Throttling has its own
+    // policy, exponential
+    // from 500 ms per retry: 4 retries sleep at most ~22 s, S3A's default of 20 could sleep for
+    // days.
+    // Data uploads keep S3A's fs.s3a.connection.part.upload.timeout (15 min per attempt): a 64 MB
+    // part
     // on a slow link needs it. hadoop.fs.s3a.* settings still override all of these.
     conf.setInt("fs.s3a.retry.limit", 2);
     conf.set("fs.s3a.retry.interval", "500ms");
@@ -54,7 +63,9 @@ public final class HadoopConfigurationFactory {
     }
     conf.setBoolean("fs.s3a.path.style.access", config.s3PathStyleAccess());
     if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
-      conf.set("fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+      conf.set(
+          "fs.s3a.aws.credentials.provider",
+          "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
       conf.set("fs.s3a.access.key", config.awsAccessKeyId());
       conf.set("fs.s3a.secret.key", config.awsSecretAccessKey().value());
     }

@@ -15,46 +15,46 @@ import org.apache.hadoop.fs.Path;
  */
 final class CommitFileCache {
 
-    record Key(Path path, long length, String etag) {
+  record Key(Path path, long length, String etag) {}
+
+  private final long maxBytes;
+  private final long maxEntryBytes;
+  private final LinkedHashMap<Key, byte[]> entries = new LinkedHashMap<>(64, 0.75f, true);
+  private long bytes;
+
+  CommitFileCache(long maxBytes, long maxEntryBytes) {
+    this.maxBytes = maxBytes;
+    this.maxEntryBytes = maxEntryBytes;
+  }
+
+  /**
+   * @return null when the status has no ETag (then the file is not cached)
+   */
+  static Key keyOf(FileStatus status) {
+    if (status instanceof EtagSource e && e.getEtag() != null && !e.getEtag().isEmpty()) {
+      return new Key(status.getPath(), status.getLen(), e.getEtag());
     }
+    return null;
+  }
 
-    private final long maxBytes;
-    private final long maxEntryBytes;
-    private final LinkedHashMap<Key, byte[]> entries = new LinkedHashMap<>(64, 0.75f, true);
-    private long bytes;
+  boolean fits(long length) {
+    return length <= maxEntryBytes;
+  }
 
-    CommitFileCache(long maxBytes, long maxEntryBytes) {
-        this.maxBytes = maxBytes;
-        this.maxEntryBytes = maxEntryBytes;
+  synchronized byte[] get(Key key) {
+    return entries.get(key);
+  }
+
+  synchronized void put(Key key, byte[] content) {
+    if (content.length > maxEntryBytes || entries.containsKey(key)) {
+      return;
     }
-
-    /** @return null when the status has no ETag (then the file is not cached) */
-    static Key keyOf(FileStatus status) {
-        if (status instanceof EtagSource e && e.getEtag() != null && !e.getEtag().isEmpty()) {
-            return new Key(status.getPath(), status.getLen(), e.getEtag());
-        }
-        return null;
+    entries.put(key, content);
+    bytes += content.length;
+    Iterator<Map.Entry<Key, byte[]>> it = entries.entrySet().iterator();
+    while (bytes > maxBytes && it.hasNext()) {
+      bytes -= it.next().getValue().length;
+      it.remove();
     }
-
-    boolean fits(long length) {
-        return length <= maxEntryBytes;
-    }
-
-    synchronized byte[] get(Key key) {
-        return entries.get(key);
-    }
-
-    synchronized void put(Key key, byte[] content) {
-        if (content.length > maxEntryBytes || entries.containsKey(key)) {
-            return;
-        }
-        entries.put(key, content);
-        bytes += content.length;
-        Iterator<Map.Entry<Key, byte[]>> it = entries.entrySet().iterator();
-        while (bytes > maxBytes && it.hasNext()) {
-            bytes -= it.next().getValue().length;
-            it.remove();
-        }
-    }
-
+  }
 }

@@ -4,11 +4,12 @@ package io.kcdelta.logstore;
  * Every Hadoop {@code Configuration} key that {@link DynamoDbLogStore} reads, in one place so the
  * connector's config code can map its own settings onto them.
  *
- * <p>Where Delta's {@code S3DynamoDBLogStore} already defines a key, we use Delta's name, so a Hadoop
- * configuration written for Spark works here unchanged (Delta also accepts each of them with a
- * {@code spark.} prefix; so do we). Keys Delta lacks live under {@link #PREFIX}.
+ * <p>Where Delta's {@code S3DynamoDBLogStore} already defines a key, we use Delta's name, so a
+ * Hadoop configuration written for Spark works here unchanged (Delta also accepts each of them with
+ * a {@code spark.} prefix; so do we). Keys Delta lacks live under {@link #PREFIX}.
  *
  * <p>Suggested mapping of the connector's settings:
+ *
  * <pre>
  *   dynamodb.table.name        → {@link #TABLE_NAME}
  *   dynamodb.region            → {@link #REGION}
@@ -21,88 +22,122 @@ package io.kcdelta.logstore;
  */
 public final class DynamoDbLogStoreKeys {
 
-    /**
-     * Delta Standalone 3.3.2 picks the LogStore of a path's scheme from {@code delta.logStore.<scheme>.impl}
-     * (verified in {@code io.delta.standalone.internal.storage.LogStoreProvider#logStoreSchemeConfKey}).
-     */
-    public static final String LOG_STORE_S3A_IMPL = "delta.logStore.s3a.impl";
-    /** Same for {@code s3://} paths; note that s3:// and s3a:// tables never exclude each other (different DynamoDB hash keys). */
-    public static final String LOG_STORE_S3_IMPL = "delta.logStore.s3.impl";
+  /**
+   * Delta Standalone 3.3.2 picks the LogStore of a path's scheme from {@code
+   * delta.logStore.<scheme>.impl} (verified in {@code
+   * io.delta.standalone.internal.storage.LogStoreProvider#logStoreSchemeConfKey}).
+   */
+  public static final String LOG_STORE_S3A_IMPL = "delta.logStore.s3a.impl";
 
-    private static final String DELTA_PREFIX = "io.delta.storage.S3DynamoDBLogStore.";
-    /** Delta's own keys may also be given with this prefix (as Spark passes them through). */
-    public static final String SPARK_PREFIX = "spark.";
+  /**
+   * Same for {@code s3://} paths; note that s3:// and s3a:// tables never exclude each other
+   * (different DynamoDB hash keys).
+   */
+  public static final String LOG_STORE_S3_IMPL = "delta.logStore.s3.impl";
 
-    /** DynamoDB table holding one item per commit; shared with Spark writers. Default {@value #DEFAULT_TABLE_NAME}. */
-    public static final String TABLE_NAME = DELTA_PREFIX + "ddb.tableName";
-    public static final String DEFAULT_TABLE_NAME = "delta_log";
+  private static final String DELTA_PREFIX = "io.delta.storage.S3DynamoDBLogStore.";
 
-    /** AWS region of the DynamoDB table. Default: {@link #FS_S3A_ENDPOINT_REGION} if set, else {@value #DEFAULT_REGION} (Delta's default). */
-    public static final String REGION = DELTA_PREFIX + "ddb.region";
-    public static final String DEFAULT_REGION = "us-east-1";
+  /** Delta's own keys may also be given with this prefix (as Spark passes them through). */
+  public static final String SPARK_PREFIX = "spark.";
 
-    /** Seconds a completed item lives before DynamoDB TTL may delete it (plain number or Hadoop duration like {@code 1d}). */
-    public static final String TTL_SECONDS = DELTA_PREFIX + "ddb.ttl";
-    public static final long DEFAULT_TTL_SECONDS = 86_400L;
+  /**
+   * DynamoDB table holding one item per commit; shared with Spark writers. Default {@value
+   * #DEFAULT_TABLE_NAME}.
+   */
+  public static final String TABLE_NAME = DELTA_PREFIX + "ddb.tableName";
 
-    /** Prefix of the keys Delta's store does not have. */
-    public static final String PREFIX = "kcdelta.logstore.dynamodb.";
+  public static final String DEFAULT_TABLE_NAME = "delta_log";
 
-    /** Endpoint override, e.g. {@code http://127.0.0.1:4567}. Default: the AWS endpoint of the region. */
-    public static final String ENDPOINT = PREFIX + "endpoint";
+  /**
+   * AWS region of the DynamoDB table. Default: {@link #FS_S3A_ENDPOINT_REGION} if set, else {@value
+   * #DEFAULT_REGION} (Delta's default).
+   */
+  public static final String REGION = DELTA_PREFIX + "ddb.region";
 
-    /** Create the table (PAY_PER_REQUEST, TTL on expireTime) when it is missing. Default {@value #DEFAULT_TABLE_AUTO_CREATE}. */
-    public static final String TABLE_AUTO_CREATE = PREFIX + "table.auto.create";
-    public static final boolean DEFAULT_TABLE_AUTO_CREATE = true;
+  public static final String DEFAULT_REGION = "us-east-1";
 
-    /**
-     * Static credentials for DynamoDB only. If absent, {@link #FS_S3A_ACCESS_KEY}/{@link #FS_S3A_SECRET_KEY}
-     * are used when set, else the SDK v2 default credential chain. Read through
-     * {@code Configuration.getPassword}, so Hadoop credential providers work too.
-     */
-    public static final String ACCESS_KEY = PREFIX + "access.key";
-    public static final String SECRET_KEY = PREFIX + "secret.key";
+  /**
+   * Seconds a completed item lives before DynamoDB TTL may delete it (plain number or Hadoop
+   * duration like {@code 1d}).
+   */
+  public static final String TTL_SECONDS = DELTA_PREFIX + "ddb.ttl";
 
-    /*
-     * Retry limits of one DynamoDB call (GetItem, PutItem, Query, DescribeTable, CreateTable). A call
-     * retries passing failures (throttling, 5xx, timeouts, network errors) until it has made
-     * RETRY_MAX_ATTEMPTS attempts or until another attempt could not end within CALL_TIMEOUT_MS,
-     * whichever comes first. With the defaults a call blocks at most 25 s; the writer then retries the
-     * commit within delta.commit.retry.timeout.ms without blocking Connect's poll loop.
-     */
+  public static final long DEFAULT_TTL_SECONDS = 86_400L;
 
-    /** Attempts per DynamoDB call on throttling, 5xx and timeouts (the first try included). Default {@value #DEFAULT_RETRY_MAX_ATTEMPTS}. */
-    public static final String RETRY_MAX_ATTEMPTS = PREFIX + "retry.max.attempts";
-    public static final int DEFAULT_RETRY_MAX_ATTEMPTS = 8;
+  /** Prefix of the keys Delta's store does not have. */
+  public static final String PREFIX = "kcdelta.logstore.dynamodb.";
 
-    /** First backoff delay in ms; doubles per attempt up to {@link #RETRY_MAX_DELAY_MS}, with jitter. */
-    public static final String RETRY_BASE_DELAY_MS = PREFIX + "retry.base.delay.ms";
-    public static final long DEFAULT_RETRY_BASE_DELAY_MS = 50L;
-    public static final String RETRY_MAX_DELAY_MS = PREFIX + "retry.max.delay.ms";
-    public static final long DEFAULT_RETRY_MAX_DELAY_MS = 5_000L;
+  /**
+   * Endpoint override, e.g. {@code http://127.0.0.1:4567}. Default: the AWS endpoint of the region.
+   */
+  public static final String ENDPOINT = PREFIX + "endpoint";
 
-    /**
-     * Timeout of one HTTP attempt in ms; a timed-out attempt counts as transient. Default
-     * {@value #DEFAULT_ATTEMPT_TIMEOUT_MS}: DynamoDB answers in milliseconds, so an attempt this slow
-     * is a lost connection, and waiting longer only delays the retry.
-     */
-    public static final String ATTEMPT_TIMEOUT_MS = PREFIX + "attempt.timeout.ms";
-    public static final long DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000L;
+  /**
+   * Create the table (PAY_PER_REQUEST, TTL on expireTime) when it is missing. Default {@value
+   * #DEFAULT_TABLE_AUTO_CREATE}.
+   */
+  public static final String TABLE_AUTO_CREATE = PREFIX + "table.auto.create";
 
-    /**
-     * Longest time one DynamoDB call may take, all attempts and backoff included, in ms. The table
-     * check at first use (DescribeTable, CreateTable, the wait until ACTIVE) keeps the same bound as a
-     * whole. Raised to {@link #ATTEMPT_TIMEOUT_MS} if set below it. Default {@value #DEFAULT_CALL_TIMEOUT_MS}:
-     * well below Connect's max.poll.interval.ms (300 s).
-     */
-    public static final String CALL_TIMEOUT_MS = PREFIX + "call.timeout.ms";
-    public static final long DEFAULT_CALL_TIMEOUT_MS = 25_000L;
+  public static final boolean DEFAULT_TABLE_AUTO_CREATE = true;
 
-    /** s3a keys used as the credential fallback and the region fallback. */
-    public static final String FS_S3A_ACCESS_KEY = "fs.s3a.access.key";
-    public static final String FS_S3A_SECRET_KEY = "fs.s3a.secret.key";
-    public static final String FS_S3A_ENDPOINT_REGION = "fs.s3a.endpoint.region";
+  /**
+   * Static credentials for DynamoDB only. If absent, {@link #FS_S3A_ACCESS_KEY}/{@link
+   * #FS_S3A_SECRET_KEY} are used when set, else the SDK v2 default credential chain. Read through
+   * {@code Configuration.getPassword}, so Hadoop credential providers work too.
+   */
+  public static final String ACCESS_KEY = PREFIX + "access.key";
 
-    private DynamoDbLogStoreKeys() {
-    }
+  public static final String SECRET_KEY = PREFIX + "secret.key";
+
+  /*
+   * Retry limits of one DynamoDB call (GetItem, PutItem, Query, DescribeTable, CreateTable). A call
+   * retries passing failures (throttling, 5xx, timeouts, network errors) until it has made
+   * RETRY_MAX_ATTEMPTS attempts or until another attempt could not end within CALL_TIMEOUT_MS,
+   * whichever comes first. With the defaults a call blocks at most 25 s; the writer then retries the
+   * commit within delta.commit.retry.timeout.ms without blocking Connect's poll loop.
+   */
+
+  /**
+   * Attempts per DynamoDB call on throttling, 5xx and timeouts (the first try included). Default
+   * {@value #DEFAULT_RETRY_MAX_ATTEMPTS}.
+   */
+  public static final String RETRY_MAX_ATTEMPTS = PREFIX + "retry.max.attempts";
+
+  public static final int DEFAULT_RETRY_MAX_ATTEMPTS = 8;
+
+  /**
+   * First backoff delay in ms; doubles per attempt up to {@link #RETRY_MAX_DELAY_MS}, with jitter.
+   */
+  public static final String RETRY_BASE_DELAY_MS = PREFIX + "retry.base.delay.ms";
+
+  public static final long DEFAULT_RETRY_BASE_DELAY_MS = 50L;
+  public static final String RETRY_MAX_DELAY_MS = PREFIX + "retry.max.delay.ms";
+  public static final long DEFAULT_RETRY_MAX_DELAY_MS = 5_000L;
+
+  /**
+   * Timeout of one HTTP attempt in ms; a timed-out attempt counts as transient. Default {@value
+   * #DEFAULT_ATTEMPT_TIMEOUT_MS}: DynamoDB answers in milliseconds, so an attempt this slow is a
+   * lost connection, and waiting longer only delays the retry.
+   */
+  public static final String ATTEMPT_TIMEOUT_MS = PREFIX + "attempt.timeout.ms";
+
+  public static final long DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000L;
+
+  /**
+   * Longest time one DynamoDB call may take, all attempts and backoff included, in ms. The table
+   * check at first use (DescribeTable, CreateTable, the wait until ACTIVE) keeps the same bound as
+   * a whole. Raised to {@link #ATTEMPT_TIMEOUT_MS} if set below it. Default {@value
+   * #DEFAULT_CALL_TIMEOUT_MS}: well below Connect's max.poll.interval.ms (300 s).
+   */
+  public static final String CALL_TIMEOUT_MS = PREFIX + "call.timeout.ms";
+
+  public static final long DEFAULT_CALL_TIMEOUT_MS = 25_000L;
+
+  /** s3a keys used as the credential fallback and the region fallback. */
+  public static final String FS_S3A_ACCESS_KEY = "fs.s3a.access.key";
+
+  public static final String FS_S3A_SECRET_KEY = "fs.s3a.secret.key";
+  public static final String FS_S3A_ENDPOINT_REGION = "fs.s3a.endpoint.region";
+
+  private DynamoDbLogStoreKeys() {}
 }

@@ -25,94 +25,134 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
  */
 final class DynamoDbRetrier {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DynamoDbRetrier.class);
+  private static final Logger LOG = LoggerFactory.getLogger(DynamoDbRetrier.class);
 
-    private final DynamoDbSettings settings;
-    private final RetryPolicy policy;
+  private final DynamoDbSettings settings;
+  private final RetryPolicy policy;
 
-    DynamoDbRetrier(DynamoDbSettings settings) {
-        this.settings = settings;
-        this.policy = settings.retryPolicy();
-    }
+  DynamoDbRetrier(DynamoDbSettings settings) {
+    this.settings = settings;
+    this.policy = settings.retryPolicy();
+  }
 
-    /** {@code call} sees how many attempts ran before it (0 on the first). */
-    interface Attempt<T> {
-        T run(int previousAttempts);
-    }
+  /** {@code call} sees how many attempts ran before it (0 on the first). */
+  interface Attempt<T> {
+    T run(int previousAttempts);
+  }
 
-    <T> T call(String action, Supplier<T> call) throws IOException {
-        return call(action, null, previous -> call.get());
-    }
+  <T> T call(String action, Supplier<T> call) throws IOException {
+    return call(action, null, previous -> call.get());
+  }
 
-    <T> T call(String action, Attempt<T> call) throws IOException {
-        return call(action, null, call);
-    }
+  <T> T call(String action, Attempt<T> call) throws IOException {
+    return call(action, null, call);
+  }
 
-    /** As a step of an operation with its own budget: never retries past {@code outer}'s deadline. */
-    <T> T call(String action, RetryBudget outer, Supplier<T> call) throws IOException {
-        return call(action, outer, previous -> call.get());
-    }
+  /** As a step of an operation with its own budget: never retries past {@code outer}'s deadline. */
+  <T> T call(String action, RetryBudget outer, Supplier<T> call) throws IOException {
+    return call(action, outer, previous -> call.get());
+  }
 
-    private <T> T call(String action, RetryBudget outer, Attempt<T> call) throws IOException {
-        RetryBudget budget = outer == null ? policy.start() : policy.startWithin(outer);
-        while (true) {
-            try {
-                return call.run(budget.failedAttempts());
-            } catch (ConditionalCheckFailedException e) {
-                throw e;
-            } catch (SdkException e) {
-                if (!Transience.isTransient(e)) {
-                    throw permanent(action, e);
-                }
-                OptionalLong delay = budget.nextDelayMillis();
-                if (delay.isEmpty()) {
-                    throw gaveUp(action, budget, e);
-                }
-                LOG.debug("DynamoDB {} on table {} failed transiently (attempt {}/{}), retrying in {} ms: {}",
-                        action, settings.tableName(), budget.failedAttempts(), policy.maxAttempts(),
-                        delay.getAsLong(), e.toString());
-                sleep(delay.getAsLong());
-            }
+  private <T> T call(String action, RetryBudget outer, Attempt<T> call) throws IOException {
+    RetryBudget budget = outer == null ? policy.start() : policy.startWithin(outer);
+    while (true) {
+      try {
+        return call.run(budget.failedAttempts());
+      } catch (ConditionalCheckFailedException e) {
+        throw e;
+      } catch (SdkException e) {
+        if (!Transience.isTransient(e)) {
+          throw permanent(action, e);
         }
-    }
-
-    private IOException gaveUp(String action, RetryBudget budget, SdkException last) {
-        return new IOException("DynamoDB at " + settings.describeService() + " was unreachable or throttled for "
-                + budget.failedAttempts() + " attempts in " + budget.elapsedMillis() + " ms (" + action
-                + " on table '" + settings.tableName() + "'; limits: " + policy.maxAttempts() + " attempts, "
-                + policy.total().toMillis() + " ms per call, set by " + DynamoDbLogStoreKeys.RETRY_MAX_ATTEMPTS
-                + " and " + DynamoDbLogStoreKeys.CALL_TIMEOUT_MS + "). Check that the endpoint and region are "
-                + "right and reachable from this worker; if DynamoDB throttles, raise the table's capacity. "
-                + "Last error: " + last.getMessage(), last);
-    }
-
-    private IOException permanent(String action, SdkException e) {
-        String where = "DynamoDB action dynamodb:" + action + " on table '" + settings.tableName()
-                + "' at " + settings.describeService();
-        if (e instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
-            String code = ase.awsErrorDetails().errorCode();
-            if (ase.statusCode() == 403 || "AccessDeniedException".equals(code)
-                    || "UnrecognizedClientException".equals(code)) {
-                return new IOException("Access denied to " + where
-                        + ": grant dynamodb:" + action + " on the table to these credentials ("
-                        + ase.awsErrorDetails().errorMessage() + ")", e);
-            }
+        OptionalLong delay = budget.nextDelayMillis();
+        if (delay.isEmpty()) {
+          throw gaveUp(action, budget, e);
         }
-        if (e instanceof ResourceNotFoundException) {
-            return new IOException(where + " failed: the table does not exist. Create it (HASH tablePath S, "
-                    + "RANGE fileName S) or set " + DynamoDbLogStoreKeys.TABLE_AUTO_CREATE + "=true", e);
-        }
-        return new IOException(where + " failed: " + e.getMessage(), e);
+        LOG.debug(
+            "DynamoDB {} on table {} failed transiently (attempt {}/{}), retrying in {} ms: {}",
+            action,
+            settings.tableName(),
+            budget.failedAttempts(),
+            policy.maxAttempts(),
+            delay.getAsLong(),
+            e.toString());
+        sleep(delay.getAsLong());
+      }
     }
+  }
 
-    private static void sleep(long millis) throws InterruptedIOException {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            InterruptedIOException iio = new InterruptedIOException("interrupted while backing off a DynamoDB retry");
-            iio.initCause(e);
-            throw iio;
-        }
+  private IOException gaveUp(String action, RetryBudget budget, SdkException last) {
+    return new IOException(
+        "DynamoDB at "
+            + settings.describeService()
+            + " was unreachable or throttled for "
+            + budget.failedAttempts()
+            + " attempts in "
+            + budget.elapsedMillis()
+            + " ms ("
+            + action
+            + " on table '"
+            + settings.tableName()
+            + "'; limits: "
+            + policy.maxAttempts()
+            + " attempts, "
+            + policy.total().toMillis()
+            + " ms per call, set by "
+            + DynamoDbLogStoreKeys.RETRY_MAX_ATTEMPTS
+            + " and "
+            + DynamoDbLogStoreKeys.CALL_TIMEOUT_MS
+            + "). Check that the endpoint and region are "
+            + "right and reachable from this worker; if DynamoDB throttles, raise the table's capacity. "
+            + "Last error: "
+            + last.getMessage(),
+        last);
+  }
+
+  private IOException permanent(String action, SdkException e) {
+    String where =
+        "DynamoDB action dynamodb:"
+            + action
+            + " on table '"
+            + settings.tableName()
+            + "' at "
+            + settings.describeService();
+    if (e instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
+      String code = ase.awsErrorDetails().errorCode();
+      if (ase.statusCode() == 403
+          || "AccessDeniedException".equals(code)
+          || "UnrecognizedClientException".equals(code)) {
+        return new IOException(
+            "Access denied to "
+                + where
+                + ": grant dynamodb:"
+                + action
+                + " on the table to these credentials ("
+                + ase.awsErrorDetails().errorMessage()
+                + ")",
+            e);
+      }
     }
+    if (e instanceof ResourceNotFoundException) {
+      return new IOException(
+          where
+              + " failed: the table does not exist. Create it (HASH tablePath S, "
+              + "RANGE fileName S) or set "
+              + DynamoDbLogStoreKeys.TABLE_AUTO_CREATE
+              + "=true",
+          e);
+    }
+    return new IOException(where + " failed: " + e.getMessage(), e);
+  }
+
+  private static void sleep(long millis) throws InterruptedIOException {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      InterruptedIOException iio =
+          new InterruptedIOException("interrupted while backing off a DynamoDB retry");
+      iio.initCause(e);
+      throw iio;
+    }
+  }
 }

@@ -2,7 +2,8 @@ package io.kcdelta.parquet;
 
 /**
  * Delta statistics of one column of one file. Leaves count nulls; those with an order also keep min
- * and max. Subclasses get values already converted by the column's writer, so nothing is parsed twice.
+ * and max. Subclasses get values already converted by the column's writer, so nothing is parsed
+ * twice.
  */
 abstract class ColumnStats {
   long nullCount;
@@ -11,7 +12,9 @@ abstract class ColumnStats {
     nullCount++;
   }
 
-  /** @return false when the column has no min (no order, only nulls, or NaN seen) */
+  /**
+   * @return false when the column has no min (no order, only nulls, or NaN seen)
+   */
   boolean appendMin(StringBuilder out) {
     return false;
   }
@@ -26,6 +29,5 @@ abstract class ColumnStats {
   }
 
   /** Binary, boolean, array and map columns: Delta keeps only their null count. */
-  static final class NullsOnly extends ColumnStats {
-  }
+  static final class NullsOnly extends ColumnStats {}
 }

@@ -7,15 +7,18 @@ import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
 
 /**
- * Decimals as INT32 (p ≤ 9), INT64 (p ≤ 18) or big-endian two's complement of a fixed length. Values are
- * never rescaled: rounding would change data silently, so a wrong scale is the producer's error.
+ * Decimals as INT32 (p ≤ 9), INT64 (p ≤ 18) or big-endian two's complement of a fixed length.
+ * Values are never rescaled: rounding would change data silently, so a wrong scale is the
+ * producer's error.
  */
 final class DecimalWriter implements ValueWriter {
   private final String column;
   private final int precision;
   private final int scale;
+
   /** 0 for INT32/INT64 storage, else the FIXED_LEN_BYTE_ARRAY length. */
   private final int fixedLength;
+
   private final DecimalStats stats;
 
   DecimalWriter(String column, int precision, int scale, int fixedLength, DecimalStats stats) {
@@ -33,13 +36,32 @@ final class DecimalWriter implements ValueWriter {
     }
     BigDecimal v = (BigDecimal) value;
     if (v.scale() != scale) {
-      throw new DataException("Column '" + column + "' is decimal(" + precision + "," + scale
-          + ") but the value " + v.toPlainString() + " has scale " + v.scale()
-          + "; the record's Decimal schema and its values disagree");
+      throw new DataException(
+          "Column '"
+              + column
+              + "' is decimal("
+              + precision
+              + ","
+              + scale
+              + ") but the value "
+              + v.toPlainString()
+              + " has scale "
+              + v.scale()
+              + "; the record's Decimal schema and its values disagree");
     }
     if (v.precision() > precision) {
-      throw new DataException("Column '" + column + "' is decimal(" + precision + "," + scale
-          + ") but the value " + v.toPlainString() + " has " + v.precision() + " digits");
+      throw new DataException(
+          "Column '"
+              + column
+              + "' is decimal("
+              + precision
+              + ","
+              + scale
+              + ") but the value "
+              + v.toPlainString()
+              + " has "
+              + v.precision()
+              + " digits");
     }
   }
 

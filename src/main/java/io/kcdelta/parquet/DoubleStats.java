@@ -1,6 +1,9 @@
 package io.kcdelta.parquet;
 
-/** Min/max of float and double columns; left out once a NaN or infinity makes them useless for skipping. */
+/**
+ * Min/max of float and double columns; left out once a NaN or infinity makes them useless for
+ * skipping.
+ */
 final class DoubleStats extends ColumnStats {
   private final boolean isFloat;
   private boolean seen;

@@ -3,7 +3,10 @@ package io.kcdelta.parquet;
 import java.util.List;
 import org.apache.parquet.io.api.RecordConsumer;
 
-/** A Connect array in Parquet's 3-level LIST layout: group (LIST) { repeated group list { element } }. */
+/**
+ * A Connect array in Parquet's 3-level LIST layout: group (LIST) { repeated group list { element }
+ * }.
+ */
 final class ListWriter implements ValueWriter {
   private static final String LIST = "list";
   private static final String ELEMENT = "element";
@@ -41,7 +44,8 @@ final class ListWriter implements ValueWriter {
     List<?> list = (List<?>) value;
     out.startGroup();
     int n = list.size();
-    // An empty list is a group with no repeated field: Parquet rejects a started field without values.
+    // An empty list is a group with no repeated field: Parquet rejects a started field without
+    // values.
     if (n > 0) {
       out.startField(LIST, 0);
       for (int i = 0; i < n; i++) {

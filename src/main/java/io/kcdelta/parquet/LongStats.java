@@ -7,7 +7,11 @@ import java.time.format.DateTimeFormatter;
 
 /** Min/max of integer-backed columns: integers, dates (days) and timestamps (micros). */
 final class LongStats extends ColumnStats {
-  enum Format { NUMBER, DATE_DAYS, TIMESTAMP_MICROS }
+  enum Format {
+    NUMBER,
+    DATE_DAYS,
+    TIMESTAMP_MICROS
+  }
 
   /** Delta writes timestamp stats with millisecond precision, in UTC. */
   private static final DateTimeFormatter TIMESTAMP =
@@ -51,7 +55,9 @@ final class LongStats extends ColumnStats {
         break;
       case TIMESTAMP_MICROS:
         // Floor to ms: exact for Connect timestamps, which are whole milliseconds.
-        out.append('"').append(TIMESTAMP.format(Instant.ofEpochMilli(Math.floorDiv(v, 1000L)))).append('"');
+        out.append('"')
+            .append(TIMESTAMP.format(Instant.ofEpochMilli(Math.floorDiv(v, 1000L))))
+            .append('"');
         break;
       default:
         out.append(v);

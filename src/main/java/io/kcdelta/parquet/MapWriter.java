@@ -3,7 +3,9 @@ package io.kcdelta.parquet;
 import java.util.Map;
 import org.apache.parquet.io.api.RecordConsumer;
 
-/** A Connect map in Parquet's MAP layout: group (MAP) { repeated group key_value { key; value } }. */
+/**
+ * A Connect map in Parquet's MAP layout: group (MAP) { repeated group key_value { key; value } }.
+ */
 final class MapWriter implements ValueWriter {
   private static final String KEY_VALUE = "key_value";
   private static final String KEY = "key";
@@ -28,8 +30,10 @@ final class MapWriter implements ValueWriter {
     }
     for (Map.Entry<?, ?> e : ((Map<?, ?>) map).entrySet()) {
       if (e.getKey() == null) {
-        throw new org.apache.kafka.connect.errors.DataException("Column '" + column
-            + "': a map key is null; Parquet and Delta map keys cannot be null");
+        throw new org.apache.kafka.connect.errors.DataException(
+            "Column '"
+                + column
+                + "': a map key is null; Parquet and Delta map keys cannot be null");
       }
       key.check(e.getKey());
       if (e.getValue() == null) {

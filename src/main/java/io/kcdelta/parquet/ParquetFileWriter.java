@@ -39,34 +39,42 @@ public final class ParquetFileWriter implements Closeable {
   private long closedSize;
 
   /**
-   * @param excludedFields top-level fields left out of the file (Delta partition columns live in the path)
+   * @param excludedFields top-level fields left out of the file (Delta partition columns live in
+   *     the path)
    */
-  public ParquetFileWriter(Configuration conf, Path file, Schema valueSchema, Set<String> excludedFields,
-      CompressionCodecName codec) throws IOException {
+  public ParquetFileWriter(
+      Configuration conf,
+      Path file,
+      Schema valueSchema,
+      Set<String> excludedFields,
+      CompressionCodecName codec)
+      throws IOException {
     Set<String> excluded = excludedFields == null ? Set.of() : excludedFields;
     this.conf = conf;
     this.file = file;
     MessageType parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
     StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
     this.writeSupport = new StructWriteSupport(parquetSchema, root);
-    this.writer = new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
-        .withConf(conf)
-        .withCompressionCodec(codec)
-        .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
-        .build();
+    this.writer =
+        new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
+            .withConf(conf)
+            .withCompressionCodec(codec)
+            .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
+            .build();
   }
 
   /**
-   * @throws org.apache.kafka.connect.errors.DataException if the record does not fit the schema; the file
-   *     is unchanged then and writing may go on
+   * @throws org.apache.kafka.connect.errors.DataException if the record does not fit the schema;
+   *     the file is unchanged then and writing may go on
    */
   public void write(Struct value) throws IOException {
     if (closed) {
       throw new IllegalStateException("Parquet file " + file + " is already closed");
     }
     if (value == null) {
-      throw new DataException("A null record value (tombstone) has no row to write; "
-          + "behavior.on.null.values decides what happens to it before it gets here");
+      throw new DataException(
+          "A null record value (tombstone) has no row to write; "
+              + "behavior.on.null.values decides what happens to it before it gets here");
     }
     writeSupport.check(value);
     writer.write(value);
@@ -75,7 +83,8 @@ public final class ParquetFileWriter implements Closeable {
 
   /** Bytes written plus buffered so far: what the file will be about once finished. */
   public long dataSize() {
-    // Parquet's count is gone once its writer is closed; the file's length is the honest answer then.
+    // Parquet's count is gone once its writer is closed; the file's length is the honest answer
+    // then.
     return closed ? closedSize : writer.getDataSize();
   }
 
@@ -97,12 +106,16 @@ public final class ParquetFileWriter implements Closeable {
     return new DataFile(file, length, numRecords, stats.toJson(numRecords));
   }
 
-  /** Closes without finishing and deletes the file, best effort; after {@link #finish} it deletes the file. */
+  /**
+   * Closes without finishing and deletes the file, best effort; after {@link #finish} it deletes
+   * the file.
+   */
   public void abort() {
     if (!closed) {
       closed = true;
       try {
-        // ParquetWriter cannot drop its stream unclosed; on S3 this uploads what the delete removes next.
+        // ParquetWriter cannot drop its stream unclosed; on S3 this uploads what the delete removes
+        // next.
         writer.close();
       } catch (Exception | LinkageError e) {
         LOG.debug("Closing aborted Parquet file {} failed", file, e);
@@ -112,12 +125,17 @@ public final class ParquetFileWriter implements Closeable {
       FileSystem fs = file.getFileSystem(conf);
       fs.delete(file, false);
     } catch (Exception | LinkageError e) {
-      LOG.warn("Could not delete aborted Parquet file {}; it is never referenced by the table (VACUUM removes it)",
-          file, e);
+      LOG.warn(
+          "Could not delete aborted Parquet file {}; it is never referenced by the table (VACUUM removes it)",
+          file,
+          e);
     }
   }
 
-  /** Aborts an unfinished file; a no-op after {@link #finish}, so try-with-resources keeps finished files. */
+  /**
+   * Aborts an unfinished file; a no-op after {@link #finish}, so try-with-resources keeps finished
+   * files.
+   */
   @Override
   public void close() {
     if (!finished) {

@@ -9,8 +9,7 @@ import org.apache.parquet.io.api.RecordConsumer;
 final class PrimitiveWriters {
   private static final long MILLIS_PER_DAY = 86_400_000L;
 
-  private PrimitiveWriters() {
-  }
+  private PrimitiveWriters() {}
 
   /** INT8/INT16/INT32 (Byte/Short/Integer), all stored as Parquet INT32. */
   static final class IntWriter implements ValueWriter {
@@ -158,7 +157,8 @@ final class PrimitiveWriters {
     @Override
     public void write(RecordConsumer out, Object value) {
       String v = (String) value;
-      // Array-backed, not Binary.fromString's ByteBuffer-backed value: no ByteBuffer per value, and the
+      // Array-backed, not Binary.fromString's ByteBuffer-backed value: no ByteBuffer per value, and
+      // the
       // dictionary's hashCode/equals and the column statistics compare arrays directly.
       out.addBinary(Binary.fromConstantByteArray(v.getBytes(StandardCharsets.UTF_8)));
       if (stats != null) {
@@ -183,7 +183,8 @@ final class PrimitiveWriters {
 
     @Override
     public void write(RecordConsumer out, Object value) {
-      // Constant, not reused: dictionary encoding keeps references to values until the page is flushed.
+      // Constant, not reused: dictionary encoding keeps references to values until the page is
+      // flushed.
       if (value instanceof byte[]) {
         out.addBinary(Binary.fromConstantByteArray((byte[]) value));
       } else {
@@ -236,8 +237,12 @@ final class PrimitiveWriters {
       }
       long millis = ((java.util.Date) value).getTime();
       if (millis > Long.MAX_VALUE / 1000 || millis < Long.MIN_VALUE / 1000) {
-        throw new org.apache.kafka.connect.errors.DataException("Column '" + column + "': timestamp "
-            + millis + " ms is out of the range of microsecond timestamps");
+        throw new org.apache.kafka.connect.errors.DataException(
+            "Column '"
+                + column
+                + "': timestamp "
+                + millis
+                + " ms is out of the range of microsecond timestamps");
       }
     }
 

@@ -1,19 +1,20 @@
 package io.kcdelta.parquet;
 
 /**
- * Delta's rule for string stats: keep a prefix of {@link #PREFIX_LENGTH} chars, and for the max append a
- * tie-breaker so that the kept max is still greater than or equal to every value in UTF-8 byte order
- * (which is code point order, the order Delta readers compare in).
+ * Delta's rule for string stats: keep a prefix of {@link #PREFIX_LENGTH} chars, and for the max
+ * append a tie-breaker so that the kept max is still greater than or equal to every value in UTF-8
+ * byte order (which is code point order, the order Delta readers compare in).
  */
 final class StringPrefixes {
   static final int PREFIX_LENGTH = 32;
   private static final char ASCII_MAX = '\u007F';
-  private static final String MAX_CODE_POINT = new String(Character.toChars(Character.MAX_CODE_POINT));
+  private static final String MAX_CODE_POINT =
+      new String(Character.toChars(Character.MAX_CODE_POINT));
+
   /** How far the max may grow past the prefix while looking for a place for the tie-breaker. */
   private static final int MAX_EXPANSION = 2 * PREFIX_LENGTH;
 
-  private StringPrefixes() {
-  }
+  private StringPrefixes() {}
 
   /** A prefix is ≤ the string, so it is a valid min; never ends in half a surrogate pair. */
   static String truncateMin(String min) {
@@ -23,7 +24,9 @@ final class StringPrefixes {
     return min.substring(0, pairSafeEnd(min, PREFIX_LENGTH));
   }
 
-  /** @return a short string ≥ {@code max}, or null when none fits (then the max is better left out) */
+  /**
+   * @return a short string ≥ {@code max}, or null when none fits (then the max is better left out)
+   */
   static String truncateMax(String max) {
     if (max.length() <= PREFIX_LENGTH) {
       return max;
@@ -47,12 +50,13 @@ final class StringPrefixes {
 
   private static int pairSafeEnd(String s, int end) {
     return Character.isHighSurrogate(s.charAt(end - 1)) && Character.isLowSurrogate(s.charAt(end))
-        ? end + 1 : end;
+        ? end + 1
+        : end;
   }
 
   /**
-   * Compares in code point order (= UTF-8 byte order). {@link String#compareTo} compares UTF-16 units,
-   * which puts U+E000..U+FFFF after supplementary characters.
+   * Compares in code point order (= UTF-8 byte order). {@link String#compareTo} compares UTF-16
+   * units, which puts U+E000..U+FFFF after supplementary characters.
    */
   static int compareCodePoints(String a, String b) {
     int n = Math.min(a.length(), b.length());
@@ -66,7 +70,9 @@ final class StringPrefixes {
     return a.length() - b.length();
   }
 
-  /** Moves surrogates above U+E000..U+FFFF, which makes UTF-16 unit order equal code point order. */
+  /**
+   * Moves surrogates above U+E000..U+FFFF, which makes UTF-16 unit order equal code point order.
+   */
   private static int fixup(char c) {
     if (c >= 0xE000) {
       return c - 0x800;

@@ -3,7 +3,10 @@ package io.kcdelta.parquet;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Stats of a struct's fields, rendered as a nested JSON object; a null struct makes all its leaves null. */
+/**
+ * Stats of a struct's fields, rendered as a nested JSON object; a null struct makes all its leaves
+ * null.
+ */
 final class StructStats extends ColumnStats {
   private final List<String> names = new ArrayList<>();
   private final List<ColumnStats> children = new ArrayList<>();
@@ -39,9 +42,16 @@ final class StructStats extends ColumnStats {
     return appendObject(out, Kind.NULL_COUNT);
   }
 
-  private enum Kind { MIN, MAX, NULL_COUNT }
+  private enum Kind {
+    MIN,
+    MAX,
+    NULL_COUNT
+  }
 
-  /** Renders {"name":value,...}, leaving out children without a value; false (and nothing) if none has one. */
+  /**
+   * Renders {"name":value,...}, leaving out children without a value; false (and nothing) if none
+   * has one.
+   */
   private boolean appendObject(StringBuilder out, Kind kind) {
     int start = out.length();
     out.append('{');
@@ -54,11 +64,12 @@ final class StructStats extends ColumnStats {
       JsonText.appendString(out, names.get(i));
       out.append(':');
       ColumnStats child = children.get(i);
-      boolean wrote = switch (kind) {
-        case MIN -> child.appendMin(out);
-        case MAX -> child.appendMax(out);
-        case NULL_COUNT -> child.appendNullCount(out);
-      };
+      boolean wrote =
+          switch (kind) {
+            case MIN -> child.appendMin(out);
+            case MAX -> child.appendMax(out);
+            case NULL_COUNT -> child.appendNullCount(out);
+          };
       if (wrote) {
         any = true;
       } else {
@@ -73,7 +84,9 @@ final class StructStats extends ColumnStats {
     return true;
   }
 
-  /** The file's stats object: {"numRecords":N,"minValues":{..},"maxValues":{..},"nullCount":{..}}. */
+  /**
+   * The file's stats object: {"numRecords":N,"minValues":{..},"maxValues":{..},"nullCount":{..}}.
+   */
   String toJson(long numRecords) {
     StringBuilder out = new StringBuilder(256);
     out.append("{\"numRecords\":").append(numRecords);

@@ -8,7 +8,9 @@ import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.MessageType;
 
-/** Parquet's hook into our writer tree: one Connect Struct per Parquet record, stats on the side. */
+/**
+ * Parquet's hook into our writer tree: one Connect Struct per Parquet record, stats on the side.
+ */
 final class StructWriteSupport extends WriteSupport<Struct> {
   private final MessageType schema;
   private final StructWriter root;
@@ -42,8 +44,9 @@ final class StructWriteSupport extends WriteSupport<Struct> {
   }
 
   /**
-   * Must run before {@code ParquetWriter.write}: Parquet marks its writer aborted on any exception from
-   * {@link #write} and then closes the file without a footer, so a rejected record would cost the file.
+   * Must run before {@code ParquetWriter.write}: Parquet marks its writer aborted on any exception
+   * from {@link #write} and then closes the file without a footer, so a rejected record would cost
+   * the file.
    */
   void check(Struct record) {
     root.check(record);

@@ -7,21 +7,36 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.parquet.io.api.RecordConsumer;
 
-/** Writes the fields of a Struct; as a nested value wrapped in a group, at the top level as the record. */
+/**
+ * Writes the fields of a Struct; as a nested value wrapped in a group, at the top level as the
+ * record.
+ */
 final class StructWriter implements ValueWriter {
   private final String column;
   private final Schema schema;
-  /** Connect fields written, with their Parquet names and positions (excluded fields are skipped). */
+
+  /**
+   * Connect fields written, with their Parquet names and positions (excluded fields are skipped).
+   */
   private final Field[] fields;
+
   private final String[] names;
   private final String[] columns;
   private final ValueWriter[] writers;
   private final boolean[] optional;
   private final ColumnStats[] stats;
-  /** A Struct schema already found to match, so the check is an identity test after the first record. */
+
+  /**
+   * A Struct schema already found to match, so the check is an identity test after the first
+   * record.
+   */
   private Schema accepted;
 
-  StructWriter(String column, Schema schema, List<Field> fields, List<ValueWriter> writers,
+  StructWriter(
+      String column,
+      Schema schema,
+      List<Field> fields,
+      List<ValueWriter> writers,
       List<ColumnStats> stats) {
     this.column = column;
     this.schema = schema;
@@ -61,7 +76,10 @@ final class StructWriter implements ValueWriter {
     }
   }
 
-  /** Field positions are what {@code Struct.get(Field)} relies on; the types are checked value by value. */
+  /**
+   * Field positions are what {@code Struct.get(Field)} relies on; the types are checked value by
+   * value.
+   */
   private void checkLayout(Schema other) {
     List<Field> theirs = other.type() == Schema.Type.STRUCT ? other.fields() : List.of();
     boolean same = theirs.size() == schema.fields().size();
@@ -69,9 +87,12 @@ final class StructWriter implements ValueWriter {
       same = theirs.get(i).name().equals(schema.fields().get(i).name());
     }
     if (!same) {
-      throw new DataException((column.isEmpty() ? "The record" : "Column '" + column + "'")
-          + " has a struct schema with fields " + names(theirs) + " where this file was opened for "
-          + names(schema.fields()));
+      throw new DataException(
+          (column.isEmpty() ? "The record" : "Column '" + column + "'")
+              + " has a struct schema with fields "
+              + names(theirs)
+              + " where this file was opened for "
+              + names(schema.fields()));
     }
   }
 

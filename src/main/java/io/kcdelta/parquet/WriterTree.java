@@ -12,25 +12,26 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
 /**
- * Builds, once per schema, the writers of a record and the stats collectors of its first
- * {@link #MAX_STATS_COLUMNS} leaf columns (Delta's default dataSkippingNumIndexedCols), depth first.
- * The Parquet schema decides the physical layout (e.g. a decimal's byte length), the Connect schema the values.
+ * Builds, once per schema, the writers of a record and the stats collectors of its first {@link
+ * #MAX_STATS_COLUMNS} leaf columns (Delta's default dataSkippingNumIndexedCols), depth first. The
+ * Parquet schema decides the physical layout (e.g. a decimal's byte length), the Connect schema the
+ * values.
  */
 final class WriterTree {
   static final int MAX_STATS_COLUMNS = 32;
 
   private int statsBudget = MAX_STATS_COLUMNS;
 
-  private WriterTree() {
-  }
+  private WriterTree() {}
 
   /** The root's stats are filled into {@code rootStats}. */
-  static StructWriter build(Schema valueSchema, MessageType parquet, Set<String> excluded, StructStats rootStats) {
+  static StructWriter build(
+      Schema valueSchema, MessageType parquet, Set<String> excluded, StructStats rootStats) {
     return new WriterTree().struct("", valueSchema, parquet, excluded, rootStats);
   }
 
-  private StructWriter struct(String path, Schema schema, GroupType group, Set<String> excluded,
-      StructStats statsOrNull) {
+  private StructWriter struct(
+      String path, Schema schema, GroupType group, Set<String> excluded, StructStats statsOrNull) {
     List<Field> fields = new ArrayList<>();
     List<ValueWriter> writers = new ArrayList<>();
     List<ColumnStats> stats = new ArrayList<>();
@@ -43,12 +44,13 @@ final class WriterTree {
       ColumnStats st;
       ValueWriter w;
       switch (ConnectTypes.of(f.schema())) {
-        case STRUCT: {
-          StructStats nested = statsOrNull == null ? null : new StructStats();
-          w = struct(column, f.schema(), type.asGroupType(), Set.of(), nested);
-          st = nested == null || nested.isEmpty() ? null : nested;
-          break;
-        }
+        case STRUCT:
+          {
+            StructStats nested = statsOrNull == null ? null : new StructStats();
+            w = struct(column, f.schema(), type.asGroupType(), Set.of(), nested);
+            st = nested == null || nested.isEmpty() ? null : nested;
+            break;
+          }
         case ARRAY:
         case MAP:
           st = statsOrNull == null ? null : leafStats(ConnectTypes.of(f.schema()));
@@ -73,16 +75,23 @@ final class WriterTree {
     switch (ConnectTypes.of(schema)) {
       case STRUCT:
         return struct(column, schema, type.asGroupType(), Set.of(), null);
-      case ARRAY: {
-        Type element = type.asGroupType().getType(0).asGroupType().getType(0);
-        return new ListWriter(column, schema.valueSchema().isOptional(),
-            nested(column + ".element", schema.valueSchema(), element));
-      }
-      case MAP: {
-        GroupType keyValue = type.asGroupType().getType(0).asGroupType();
-        return new MapWriter(column, nested(column + ".key", schema.keySchema(), keyValue.getType(0)),
-            schema.valueSchema().isOptional(), nested(column + ".value", schema.valueSchema(), keyValue.getType(1)));
-      }
+      case ARRAY:
+        {
+          Type element = type.asGroupType().getType(0).asGroupType().getType(0);
+          return new ListWriter(
+              column,
+              schema.valueSchema().isOptional(),
+              nested(column + ".element", schema.valueSchema(), element));
+        }
+      case MAP:
+        {
+          GroupType keyValue = type.asGroupType().getType(0).asGroupType();
+          return new MapWriter(
+              column,
+              nested(column + ".key", schema.keySchema(), keyValue.getType(0)),
+              schema.valueSchema().isOptional(),
+              nested(column + ".value", schema.valueSchema(), keyValue.getType(1)));
+        }
       default:
         return leaf(column, schema, type, null);
     }
@@ -119,25 +128,42 @@ final class WriterTree {
 
   private static ValueWriter leaf(String column, Schema schema, Type type, ColumnStats stats) {
     switch (ConnectTypes.of(schema)) {
-      case INT8: return new PrimitiveWriters.IntWriter(column, Byte.class, (LongStats) stats);
-      case INT16: return new PrimitiveWriters.IntWriter(column, Short.class, (LongStats) stats);
-      case INT32: return new PrimitiveWriters.IntWriter(column, Integer.class, (LongStats) stats);
-      case INT64: return new PrimitiveWriters.LongWriter(column, (LongStats) stats);
-      case FLOAT32: return new PrimitiveWriters.FloatWriter(column, (DoubleStats) stats);
-      case FLOAT64: return new PrimitiveWriters.DoubleWriter(column, (DoubleStats) stats);
-      case BOOLEAN: return new PrimitiveWriters.BooleanWriter(column);
-      case STRING: return new PrimitiveWriters.StringWriter(column, (StringStats) stats);
-      case BYTES: return new PrimitiveWriters.BytesWriter(column);
-      case DATE: return new PrimitiveWriters.DateWriter(column, (LongStats) stats);
-      case TIMESTAMP: return new PrimitiveWriters.TimestampWriter(column, (LongStats) stats);
-      case TIME: return new PrimitiveWriters.TimeWriter(column, (LongStats) stats);
-      case DECIMAL: {
-        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
-        int fixedLength = type.asPrimitiveType().getPrimitiveTypeName()
-            == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
-            ? type.asPrimitiveType().getTypeLength() : 0;
-        return new DecimalWriter(column, spec.precision(), spec.scale(), fixedLength, (DecimalStats) stats);
-      }
+      case INT8:
+        return new PrimitiveWriters.IntWriter(column, Byte.class, (LongStats) stats);
+      case INT16:
+        return new PrimitiveWriters.IntWriter(column, Short.class, (LongStats) stats);
+      case INT32:
+        return new PrimitiveWriters.IntWriter(column, Integer.class, (LongStats) stats);
+      case INT64:
+        return new PrimitiveWriters.LongWriter(column, (LongStats) stats);
+      case FLOAT32:
+        return new PrimitiveWriters.FloatWriter(column, (DoubleStats) stats);
+      case FLOAT64:
+        return new PrimitiveWriters.DoubleWriter(column, (DoubleStats) stats);
+      case BOOLEAN:
+        return new PrimitiveWriters.BooleanWriter(column);
+      case STRING:
+        return new PrimitiveWriters.StringWriter(column, (StringStats) stats);
+      case BYTES:
+        return new PrimitiveWriters.BytesWriter(column);
+      case DATE:
+        return new PrimitiveWriters.DateWriter(column, (LongStats) stats);
+      case TIMESTAMP:
+        return new PrimitiveWriters.TimestampWriter(column, (LongStats) stats);
+      case TIME:
+        return new PrimitiveWriters.TimeWriter(column, (LongStats) stats);
+      case DECIMAL:
+        {
+          ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
+          int fixedLength =
+              type.asPrimitiveType().getPrimitiveTypeName()
+                      == org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName
+                          .FIXED_LEN_BYTE_ARRAY
+                  ? type.asPrimitiveType().getTypeLength()
+                  : 0;
+          return new DecimalWriter(
+              column, spec.precision(), spec.scale(), fixedLength, (DecimalStats) stats);
+        }
       default:
         throw new SchemaMappingException("Column '" + column + "': no writer for " + schema.type());
     }

@@ -16,163 +16,210 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
 /**
  * Tells a passing failure (worth another attempt) from one that waiting cannot fix. An allow-list:
  * a failure is transient only when its cause chain holds a failure known to pass; everything else,
- * including every bug (a NullPointerException, an IllegalStateException, any unknown RuntimeException),
- * fails at once instead of being retried for minutes.
+ * including every bug (a NullPointerException, an IllegalStateException, any unknown
+ * RuntimeException), fails at once instead of being retried for minutes.
  *
  * <p>How a chain is read: links are looked at from the outside in, and the first link this class
- * knows decides, because the outer layer is the one that interpreted the inner error (S3A turns a raw
- * status 443 into {@code AWSNoResponseException}, a passing failure). A plain {@link IOException}
- * that is not known more precisely is weaker evidence: it counts only if no link decides. So an
- * {@code IOException} wrapping an access-denied answer or a NullPointerException is permanent, and a
- * {@code RuntimeException} wrapping an {@code IOException} (as {@link java.io.UncheckedIOException}
- * and Delta Standalone's Scala code do) is transient.
+ * knows decides, because the outer layer is the one that interpreted the inner error (S3A turns a
+ * raw status 443 into {@code AWSNoResponseException}, a passing failure). A plain {@link
+ * IOException} that is not known more precisely is weaker evidence: it counts only if no link
+ * decides. So an {@code IOException} wrapping an access-denied answer or a NullPointerException is
+ * permanent, and a {@code RuntimeException} wrapping an {@code IOException} (as {@link
+ * java.io.UncheckedIOException} and Delta Standalone's Scala code do) is transient.
  *
  * <p>Transient: throttling and 500/502/503/504 answers of AWS services (SDK v2) and their S3A
  * translations; SDK call and attempt timeouts; SDK client errors caused by an I/O error; socket
- * errors and timeouts; other I/O errors not listed below; Delta Standalone's concurrent-modification
- * conflicts (a fresh transaction reads the other commit); a {@link java.nio.file.FileAlreadyExistsException}
- * (another writer took a log version first).
+ * errors and timeouts; other I/O errors not listed below; Delta Standalone's
+ * concurrent-modification conflicts (a fresh transaction reads the other commit); a {@link
+ * java.nio.file.FileAlreadyExistsException} (another writer took a log version first).
  *
- * <p>Permanent: every other answer of an AWS service (4xx: access denied, validation, missing table,
- * a failed condition, wrong region; 501); SDK client errors without an I/O cause (no credentials, bad
- * region); the S3A failures that mean configuration (bad request, redirect, unsupported feature,
- * unknown bucket, credentials, class instantiation); access denied; {@link java.io.FileNotFoundException}
- * and other {@link java.nio.file.FileSystemException}s (a missing bucket, table or log file, a
- * truncated log, a hole in the log, a local permission error: nothing a retry within minutes brings
- * back); malformed JSON; interrupts (the thread is being stopped); Kafka Connect's DataException;
- * Delta Standalone's DeltaStandaloneException and protocol errors (metadata and protocol problems);
- * programming errors and every {@link Error}.
+ * <p>Permanent: every other answer of an AWS service (4xx: access denied, validation, missing
+ * table, a failed condition, wrong region; 501); SDK client errors without an I/O cause (no
+ * credentials, bad region); the S3A failures that mean configuration (bad request, redirect,
+ * unsupported feature, unknown bucket, credentials, class instantiation); access denied; {@link
+ * java.io.FileNotFoundException} and other {@link java.nio.file.FileSystemException}s (a missing
+ * bucket, table or log file, a truncated log, a hole in the log, a local permission error: nothing
+ * a retry within minutes brings back); malformed JSON; interrupts (the thread is being stopped);
+ * Kafka Connect's DataException; Delta Standalone's DeltaStandaloneException and protocol errors
+ * (metadata and protocol problems); programming errors and every {@link Error}.
  */
 public final class Transience {
 
-    /** Outcome of one link of a cause chain. */
-    private enum Verdict { TRANSIENT, PERMANENT, PLAIN_IO, UNKNOWN }
+  /** Outcome of one link of a cause chain. */
+  private enum Verdict {
+    TRANSIENT,
+    PERMANENT,
+    PLAIN_IO,
+    UNKNOWN
+  }
 
-    /**
-     * Classes known by name: a class or its nearest known superclass decides. By name, not by class
-     * reference, so the log store still loads where Kafka Connect, Delta Standalone or hadoop-aws are
-     * absent (see package-info). Tests build each of them to catch a misspelt name.
-     */
-    private static final Map<String, Boolean> KNOWN = known();
+  /**
+   * Classes known by name: a class or its nearest known superclass decides. By name, not by class
+   * reference, so the log store still loads where Kafka Connect, Delta Standalone or hadoop-aws are
+   * absent (see package-info). Tests build each of them to catch a misspelt name.
+   */
+  private static final Map<String, Boolean> KNOWN = known();
 
-    private static final Set<Integer> PASSING_STATUS = Set.of(500, 502, 503, 504);
-    /** Error codes the SDK itself retries although their status is not 5xx. */
-    private static final Set<String> PASSING_ERROR_CODES =
-            Set.of("RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalError");
-    private static final int MAX_CHAIN = 32;
+  private static final Set<Integer> PASSING_STATUS = Set.of(500, 502, 503, 504);
 
-    private Transience() {
+  /** Error codes the SDK itself retries although their status is not 5xx. */
+  private static final Set<String> PASSING_ERROR_CODES =
+      Set.of(
+          "RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalError");
+
+  private static final int MAX_CHAIN = 32;
+
+  private Transience() {}
+
+  public static boolean isTransient(Throwable failure) {
+    boolean plainIo = false;
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
+      switch (verdict(t)) {
+        case TRANSIENT:
+          return true;
+        case PERMANENT:
+          return false;
+        case PLAIN_IO:
+          plainIo = true;
+          break;
+        default:
+          break;
+      }
     }
+    return plainIo;
+  }
 
-    public static boolean isTransient(Throwable failure) {
-        boolean plainIo = false;
-        int depth = 0;
-        for (Throwable t = failure; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
-            switch (verdict(t)) {
-                case TRANSIENT:
-                    return true;
-                case PERMANENT:
-                    return false;
-                case PLAIN_IO:
-                    plainIo = true;
-                    break;
-                default:
-                    break;
-            }
-        }
-        return plainIo;
+  private static Verdict verdict(Throwable t) {
+    for (Class<?> c = t.getClass(); c != null && c != Throwable.class; c = c.getSuperclass()) {
+      Boolean passing = KNOWN.get(c.getName());
+      if (passing != null) {
+        return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
+      }
     }
+    if (t instanceof SdkServiceException e) {
+      boolean passing =
+          e.isThrottlingException()
+              || PASSING_STATUS.contains(e.statusCode())
+              || PASSING_ERROR_CODES.contains(errorCode(e));
+      return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
+    }
+    if (t instanceof SdkClientException) {
+      // Connection refused or reset, unknown host: the I/O cause further down says so. Without
+      // one it is a local problem (no credentials, no region) that waiting does not fix.
+      return hasIoCause(t) ? Verdict.UNKNOWN : Verdict.PERMANENT;
+    }
+    return t instanceof IOException ? Verdict.PLAIN_IO : Verdict.UNKNOWN;
+  }
 
-    private static Verdict verdict(Throwable t) {
-        for (Class<?> c = t.getClass(); c != null && c != Throwable.class; c = c.getSuperclass()) {
-            Boolean passing = KNOWN.get(c.getName());
-            if (passing != null) {
-                return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
-            }
-        }
-        if (t instanceof SdkServiceException e) {
-            boolean passing = e.isThrottlingException() || PASSING_STATUS.contains(e.statusCode())
-                    || PASSING_ERROR_CODES.contains(errorCode(e));
-            return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
-        }
-        if (t instanceof SdkClientException) {
-            // Connection refused or reset, unknown host: the I/O cause further down says so. Without
-            // one it is a local problem (no credentials, no region) that waiting does not fix.
-            return hasIoCause(t) ? Verdict.UNKNOWN : Verdict.PERMANENT;
-        }
-        return t instanceof IOException ? Verdict.PLAIN_IO : Verdict.UNKNOWN;
-    }
+  /** For a test that every name here is a class that exists. */
+  static Set<String> knownClassNames() {
+    return KNOWN.keySet();
+  }
 
-    /** For a test that every name here is a class that exists. */
-    static Set<String> knownClassNames() {
-        return KNOWN.keySet();
+  private static String errorCode(SdkServiceException e) {
+    if (e instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
+      return ase.awsErrorDetails().errorCode();
     }
+    return null;
+  }
 
-    private static String errorCode(SdkServiceException e) {
-        if (e instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
-            return ase.awsErrorDetails().errorCode();
-        }
-        return null;
+  private static boolean hasIoCause(Throwable t) {
+    int depth = 0;
+    for (Throwable c = t.getCause(); c != null && depth < MAX_CHAIN; c = c.getCause(), depth++) {
+      if (c instanceof IOException) {
+        return true;
+      }
     }
+    return false;
+  }
 
-    private static boolean hasIoCause(Throwable t) {
-        int depth = 0;
-        for (Throwable c = t.getCause(); c != null && depth < MAX_CHAIN; c = c.getCause(), depth++) {
-            if (c instanceof IOException) {
-                return true;
-            }
-        }
-        return false;
-    }
+  private static Map<String, Boolean> known() {
+    Map<String, Boolean> m = new HashMap<>();
+    // JDK. SocketTimeoutException extends InterruptedIOException: the nearer class wins.
+    passing(
+        m,
+        "java.net.SocketTimeoutException",
+        "java.net.SocketException",
+        "java.net.UnknownHostException",
+        "java.net.http.HttpTimeoutException",
+        "java.nio.file.FileAlreadyExistsException");
+    permanent(
+        m,
+        "java.lang.InterruptedException",
+        "java.io.InterruptedIOException",
+        "java.nio.channels.ClosedByInterruptException",
+        "java.io.FileNotFoundException",
+        "java.nio.file.FileSystemException",
+        "java.lang.NullPointerException",
+        "java.lang.IllegalStateException",
+        "java.lang.IllegalArgumentException",
+        "java.lang.UnsupportedOperationException",
+        "java.lang.ClassCastException",
+        "java.lang.IndexOutOfBoundsException",
+        "java.lang.ArithmeticException",
+        "java.lang.Error");
+    // AWS SDK v2 client-side failures that are more specific than "SdkClientException".
+    passing(
+        m,
+        ApiCallTimeoutException.class.getName(),
+        ApiCallAttemptTimeoutException.class.getName(),
+        RetryableException.class.getName(),
+        Crc32MismatchException.class.getName());
+    permanent(
+        m,
+        AbortedException.class.getName(),
+        // An answer ("another writer has this version"), not a failure.
+        "software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException");
+    // hadoop-aws 3.4 (S3AUtils.translateException and friends).
+    String s3a = "org.apache.hadoop.fs.s3a.";
+    passing(
+        m,
+        s3a + "AWSServiceThrottledException",
+        s3a + "AWSStatus500Exception",
+        s3a + "AWSNoResponseException",
+        s3a + "AWSApiCallTimeoutException",
+        s3a + "HttpChannelEOFException");
+    permanent(
+        m,
+        s3a + "AWSBadRequestException",
+        s3a + "AWSRedirectException",
+        s3a + "AWSUnsupportedFeatureException",
+        s3a + "UnknownStoreException",
+        s3a + "CredentialInitializationException",
+        s3a + "NoVersionAttributeException",
+        s3a + "RangeNotSatisfiableEOFException",
+        s3a + "impl.InstantiationIOException",
+        s3a + "api.UnsupportedRequestException",
+        "org.apache.hadoop.security.AccessControlException",
+        "org.apache.hadoop.fs.PathAccessDeniedException",
+        "org.apache.hadoop.fs.PathPermissionException");
+    // Delta Standalone: a conflict resolves with a fresh transaction; protocol and metadata errors
+    // do not.
+    passing(m, "io.delta.standalone.exceptions.DeltaConcurrentModificationException");
+    permanent(
+        m,
+        "io.delta.standalone.exceptions.DeltaStandaloneException",
+        "io.delta.standalone.internal.exception.DeltaErrors$InvalidProtocolVersionException");
+    // Malformed JSON (a corrupt log file) stays malformed; Jackson's exceptions are IOExceptions.
+    permanent(
+        m,
+        "com.fasterxml.jackson.core.JacksonException",
+        "shadedelta.com.fasterxml.jackson.core.JacksonException");
+    // Kafka Connect: a record that cannot be written.
+    permanent(m, "org.apache.kafka.connect.errors.DataException");
+    return Map.copyOf(m);
+  }
 
-    private static Map<String, Boolean> known() {
-        Map<String, Boolean> m = new HashMap<>();
-        // JDK. SocketTimeoutException extends InterruptedIOException: the nearer class wins.
-        passing(m, "java.net.SocketTimeoutException", "java.net.SocketException", "java.net.UnknownHostException",
-                "java.net.http.HttpTimeoutException", "java.nio.file.FileAlreadyExistsException");
-        permanent(m, "java.lang.InterruptedException", "java.io.InterruptedIOException",
-                "java.nio.channels.ClosedByInterruptException", "java.io.FileNotFoundException",
-                "java.nio.file.FileSystemException", "java.lang.NullPointerException",
-                "java.lang.IllegalStateException", "java.lang.IllegalArgumentException",
-                "java.lang.UnsupportedOperationException", "java.lang.ClassCastException",
-                "java.lang.IndexOutOfBoundsException", "java.lang.ArithmeticException", "java.lang.Error");
-        // AWS SDK v2 client-side failures that are more specific than "SdkClientException".
-        passing(m, ApiCallTimeoutException.class.getName(), ApiCallAttemptTimeoutException.class.getName(),
-                RetryableException.class.getName(), Crc32MismatchException.class.getName());
-        permanent(m, AbortedException.class.getName(),
-                // An answer ("another writer has this version"), not a failure.
-                "software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException");
-        // hadoop-aws 3.4 (S3AUtils.translateException and friends).
-        String s3a = "org.apache.hadoop.fs.s3a.";
-        passing(m, s3a + "AWSServiceThrottledException", s3a + "AWSStatus500Exception",
-                s3a + "AWSNoResponseException", s3a + "AWSApiCallTimeoutException", s3a + "HttpChannelEOFException");
-        permanent(m, s3a + "AWSBadRequestException", s3a + "AWSRedirectException",
-                s3a + "AWSUnsupportedFeatureException", s3a + "UnknownStoreException",
-                s3a + "CredentialInitializationException", s3a + "NoVersionAttributeException",
-                s3a + "RangeNotSatisfiableEOFException", s3a + "impl.InstantiationIOException",
-                s3a + "api.UnsupportedRequestException",
-                "org.apache.hadoop.security.AccessControlException", "org.apache.hadoop.fs.PathAccessDeniedException",
-                "org.apache.hadoop.fs.PathPermissionException");
-        // Delta Standalone: a conflict resolves with a fresh transaction; protocol and metadata errors do not.
-        passing(m, "io.delta.standalone.exceptions.DeltaConcurrentModificationException");
-        permanent(m, "io.delta.standalone.exceptions.DeltaStandaloneException",
-                "io.delta.standalone.internal.exception.DeltaErrors$InvalidProtocolVersionException");
-        // Malformed JSON (a corrupt log file) stays malformed; Jackson's exceptions are IOExceptions.
-        permanent(m, "com.fasterxml.jackson.core.JacksonException", "shadedelta.com.fasterxml.jackson.core.JacksonException");
-        // Kafka Connect: a record that cannot be written.
-        permanent(m, "org.apache.kafka.connect.errors.DataException");
-        return Map.copyOf(m);
+  private static void passing(Map<String, Boolean> m, String... classNames) {
+    for (String n : classNames) {
+      m.put(n, true);
     }
+  }
 
-    private static void passing(Map<String, Boolean> m, String... classNames) {
-        for (String n : classNames) {
-            m.put(n, true);
-        }
+  private static void permanent(Map<String, Boolean> m, String... classNames) {
+    for (String n : classNames) {
+      m.put(n, false);
     }
-
-    private static void permanent(Map<String, Boolean> m, String... classNames) {
-        for (String n : classNames) {
-            m.put(n, false);
-        }
-    }
+  }
 }

@@ -24,10 +24,11 @@ import org.apache.parquet.schema.MessageType;
 
 /** Connect schema to Delta and Parquet schemas (DESIGN's type mapping). */
 public final class DeltaSchemas {
-  private DeltaSchemas() {
-  }
+  private DeltaSchemas() {}
 
-  /** @throws SchemaMappingException if the schema is not a STRUCT or holds a type with no mapping */
+  /**
+   * @throws SchemaMappingException if the schema is not a STRUCT or holds a type with no mapping
+   */
   public static StructType toDelta(Schema valueSchema) {
     requireStruct(valueSchema);
     return struct("", valueSchema, false);
@@ -41,21 +42,24 @@ public final class DeltaSchemas {
 
   static void requireStruct(Schema valueSchema) {
     if (valueSchema == null) {
-      throw new SchemaMappingException("Record value has no schema; the Delta sink needs a STRUCT value "
-          + "schema (use a converter with schemas, e.g. Avro, Protobuf, JSON Schema, or JsonConverter "
-          + "with schemas.enable=true)");
+      throw new SchemaMappingException(
+          "Record value has no schema; the Delta sink needs a STRUCT value "
+              + "schema (use a converter with schemas, e.g. Avro, Protobuf, JSON Schema, or JsonConverter "
+              + "with schemas.enable=true)");
     }
     if (valueSchema.type() != Schema.Type.STRUCT) {
-      throw new SchemaMappingException("Record value schema is " + valueSchema.type()
-          + (valueSchema.name() == null ? "" : " (" + valueSchema.name() + ")")
-          + ", but the Delta sink needs a STRUCT: one field per table column");
+      throw new SchemaMappingException(
+          "Record value schema is "
+              + valueSchema.type()
+              + (valueSchema.name() == null ? "" : " (" + valueSchema.name() + ")")
+              + ", but the Delta sink needs a STRUCT: one field per table column");
     }
   }
 
   /**
-   * @param inCollection inside an array element or a map key/value: Delta rejects NOT NULL there (it
-   *                     cannot enforce it), so such fields are declared nullable; the Parquet files
-   *                     may still mark them required, which readers accept.
+   * @param inCollection inside an array element or a map key/value: Delta rejects NOT NULL there
+   *     (it cannot enforce it), so such fields are declared nullable; the Parquet files may still
+   *     mark them required, which readers accept.
    */
   private static StructType struct(String path, Schema schema, boolean inCollection) {
     List<Field> fields = schema.fields();
@@ -64,8 +68,11 @@ public final class DeltaSchemas {
     for (int i = 0; i < out.length; i++) {
       Field f = fields.get(i);
       String column = path.isEmpty() ? f.name() : path + "." + f.name();
-      out[i] = new StructField(f.name(), type(column, f.schema(), inCollection),
-          inCollection || f.schema().isOptional());
+      out[i] =
+          new StructField(
+              f.name(),
+              type(column, f.schema(), inCollection),
+              inCollection || f.schema().isOptional());
     }
     return new StructType(out);
   }
@@ -77,46 +84,69 @@ public final class DeltaSchemas {
       String other = seen.put(f.name().toLowerCase(java.util.Locale.ROOT), f.name());
       if (other != null) {
         String prefix = path.isEmpty() ? "" : path + ".";
-        throw new SchemaMappingException("Fields '" + prefix + other + "' and '" + prefix + f.name()
-            + "' differ only in case; Delta column names are case-insensitive: rename one upstream");
+        throw new SchemaMappingException(
+            "Fields '"
+                + prefix
+                + other
+                + "' and '"
+                + prefix
+                + f.name()
+                + "' differ only in case; Delta column names are case-insensitive: rename one upstream");
       }
     }
   }
 
   private static DataType type(String column, Schema schema, boolean inCollection) {
     switch (ConnectTypes.of(schema)) {
-      case INT8: return new ByteType();
-      case INT16: return new ShortType();
+      case INT8:
+        return new ByteType();
+      case INT16:
+        return new ShortType();
       case INT32:
       case TIME:
         return new IntegerType();
-      case INT64: return new LongType();
-      case FLOAT32: return new FloatType();
-      case FLOAT64: return new DoubleType();
-      case BOOLEAN: return new BooleanType();
-      case STRING: return new StringType();
-      case BYTES: return new BinaryType();
-      case DECIMAL: {
-        ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
-        return new DecimalType(spec.precision(), spec.scale());
-      }
-      case DATE: return new DateType();
-      case TIMESTAMP: return new io.delta.standalone.types.TimestampType();
+      case INT64:
+        return new LongType();
+      case FLOAT32:
+        return new FloatType();
+      case FLOAT64:
+        return new DoubleType();
+      case BOOLEAN:
+        return new BooleanType();
+      case STRING:
+        return new StringType();
+      case BYTES:
+        return new BinaryType();
+      case DECIMAL:
+        {
+          ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
+          return new DecimalType(spec.precision(), spec.scale());
+        }
+      case DATE:
+        return new DateType();
+      case TIMESTAMP:
+        return new io.delta.standalone.types.TimestampType();
       case STRUCT:
         if (schema.fields().isEmpty()) {
-          throw new SchemaMappingException("Column '" + column + "' is a STRUCT without fields; "
-              + "Parquet cannot store an empty group: drop the field upstream");
+          throw new SchemaMappingException(
+              "Column '"
+                  + column
+                  + "' is a STRUCT without fields; "
+                  + "Parquet cannot store an empty group: drop the field upstream");
         }
         return struct(column, schema, inCollection);
       case ARRAY:
-        return new ArrayType(type(column + ".element", schema.valueSchema(), true),
+        return new ArrayType(
+            type(column + ".element", schema.valueSchema(), true),
             schema.valueSchema().isOptional());
       case MAP:
-        return new MapType(type(column + ".key", schema.keySchema(), true),
-            type(column + ".value", schema.valueSchema(), true), schema.valueSchema().isOptional());
+        return new MapType(
+            type(column + ".key", schema.keySchema(), true),
+            type(column + ".value", schema.valueSchema(), true),
+            schema.valueSchema().isOptional());
       default:
-        throw new SchemaMappingException("Column '" + column + "': Connect type " + schema.type()
-            + " has no Delta mapping");
+        throw new SchemaMappingException(
+            "Column '" + column + "': Connect type " + schema.type() + " has no Delta mapping");
     }
   }
 }

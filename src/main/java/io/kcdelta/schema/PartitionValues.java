@@ -11,17 +11,20 @@ import org.apache.kafka.connect.errors.DataException;
 /** Delta partition values (the strings of AddFile.partitionValues) from Connect values. */
 public final class PartitionValues {
   private static final long MILLIS_PER_DAY = 86_400_000L;
+
   /** The form Delta (Spark's Cast to string, with micros kept) gives timestamp partition values. */
   private static final DateTimeFormatter TIMESTAMP =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(ZoneOffset.UTC);
 
-  private PartitionValues() {
-  }
+  private PartitionValues() {}
 
-  /** @throws SchemaMappingException if the field's type cannot be a Delta partition column */
+  /**
+   * @throws SchemaMappingException if the field's type cannot be a Delta partition column
+   */
   public static void checkPartitionable(String column, Schema fieldSchema) {
     if (fieldSchema == null) {
-      throw new SchemaMappingException("Partition column '" + column + "' is not a field of the record schema");
+      throw new SchemaMappingException(
+          "Partition column '" + column + "' is not a field of the record schema");
     }
     ConnectTypes type = ConnectTypes.of(fieldSchema);
     switch (type) {
@@ -29,9 +32,13 @@ public final class PartitionValues {
       case STRUCT:
       case ARRAY:
       case MAP:
-        throw new SchemaMappingException("Partition column '" + column + "' is " + type
-            + "; Delta partitions by numbers, strings, booleans, decimals, dates and timestamps only: "
-            + "remove it from delta.table.partition.columns or derive a scalar field upstream");
+        throw new SchemaMappingException(
+            "Partition column '"
+                + column
+                + "' is "
+                + type
+                + "; Delta partitions by numbers, strings, booleans, decimals, dates and timestamps only: "
+                + "remove it from delta.table.partition.columns or derive a scalar field upstream");
       case DECIMAL:
         ConnectTypes.checkedDecimal(column, fieldSchema);
         return;
@@ -64,7 +71,8 @@ public final class PartitionValues {
       case TIME:
         return Integer.toString((int) Math.floorMod(millis(value), MILLIS_PER_DAY));
       default:
-        throw new SchemaMappingException("A " + fieldSchema.type() + " value cannot be a Delta partition value");
+        throw new SchemaMappingException(
+            "A " + fieldSchema.type() + " value cannot be a Delta partition value");
     }
   }
 
@@ -72,7 +80,8 @@ public final class PartitionValues {
     if (value instanceof java.util.Date) {
       return ((java.util.Date) value).getTime();
     }
-    throw new DataException("Expected a java.util.Date for a Connect Date/Time/Timestamp, got "
-        + value.getClass().getName());
+    throw new DataException(
+        "Expected a java.util.Date for a Connect Date/Time/Timestamp, got "
+            + value.getClass().getName());
   }
 }

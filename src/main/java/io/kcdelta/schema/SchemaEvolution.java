@@ -12,15 +12,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Decides whether records of an incoming schema may be appended to a table, and the table's new schema. */
+/**
+ * Decides whether records of an incoming schema may be appended to a table, and the table's new
+ * schema.
+ */
 public final class SchemaEvolution {
 
-  public enum Mode { NONE, ADD_COLUMNS }
+  public enum Mode {
+    NONE,
+    ADD_COLUMNS
+  }
 
   static final String EVOLUTION_KEY = "delta.schema.evolution";
 
-  private SchemaEvolution() {
-  }
+  private SchemaEvolution() {}
 
   /**
    * @return {@code table} itself (same instance) when no change is needed, else the evolved schema
@@ -47,22 +52,33 @@ public final class SchemaEvolution {
       StructField in = incomingByName.get(tableField.getName());
       if (in == null) {
         if (!tableField.isNullable()) {
-          throw new SchemaMappingException("Column '" + column + "' is NOT NULL in the table but the record "
-              + "schema has no such field; add the field to the records (or make the column nullable "
-              + "in the table)");
+          throw new SchemaMappingException(
+              "Column '"
+                  + column
+                  + "' is NOT NULL in the table but the record "
+                  + "schema has no such field; add the field to the records (or make the column nullable "
+                  + "in the table)");
         }
         out.add(tableField);
         continue;
       }
       if (in.isNullable() && !tableField.isNullable()) {
-        throw new SchemaMappingException("Column '" + column + "' is NOT NULL " + describe(tableField.getDataType())
-            + " in the table but optional " + describe(in.getDataType()) + " in the record schema; "
-            + "make the field required in the record schema (or the column nullable in the table)");
+        throw new SchemaMappingException(
+            "Column '"
+                + column
+                + "' is NOT NULL "
+                + describe(tableField.getDataType())
+                + " in the table but optional "
+                + describe(in.getDataType())
+                + " in the record schema; "
+                + "make the field required in the record schema (or the column nullable in the table)");
       }
       DataType evolved = type(column, tableField.getDataType(), in.getDataType(), mode);
       if (evolved != tableField.getDataType()) {
         changed = true;
-        out.add(new StructField(tableField.getName(), evolved, tableField.isNullable(), tableField.getMetadata()));
+        out.add(
+            new StructField(
+                tableField.getName(), evolved, tableField.isNullable(), tableField.getMetadata()));
       } else {
         out.add(tableField);
       }
@@ -75,14 +91,26 @@ public final class SchemaEvolution {
       String column = qualify(path, in.getName());
       String clash = tableNamesLower.get(in.getName().toLowerCase(Locale.ROOT));
       if (clash != null) {
-        throw new SchemaMappingException("Field '" + column + "' of the record schema differs only in case from "
-            + "the column '" + qualify(path, clash) + "'; Delta column names are case-insensitive: "
-            + "rename the field to '" + clash + "' upstream");
+        throw new SchemaMappingException(
+            "Field '"
+                + column
+                + "' of the record schema differs only in case from "
+                + "the column '"
+                + qualify(path, clash)
+                + "'; Delta column names are case-insensitive: "
+                + "rename the field to '"
+                + clash
+                + "' upstream");
       }
       if (mode == Mode.NONE) {
-        throw new SchemaMappingException("Field '" + column + "' " + describe(in.getDataType())
-            + " of the record schema is not a column of the table; set " + EVOLUTION_KEY
-            + "=add-columns to add it as a nullable column, or drop it upstream");
+        throw new SchemaMappingException(
+            "Field '"
+                + column
+                + "' "
+                + describe(in.getDataType())
+                + " of the record schema is not a column of the table; set "
+                + EVOLUTION_KEY
+                + "=add-columns to add it as a nullable column, or drop it upstream");
       }
       changed = true;
       out.add(new StructField(in.getName(), in.getDataType(), true, in.getMetadata()));
@@ -101,7 +129,9 @@ public final class SchemaEvolution {
     return false;
   }
 
-  /** @return {@code table} itself when unchanged */
+  /**
+   * @return {@code table} itself when unchanged
+   */
   private static DataType type(String column, DataType table, DataType incoming, Mode mode) {
     if (table instanceof StructType && incoming instanceof StructType) {
       return struct(column, (StructType) table, (StructType) incoming, mode);
@@ -124,28 +154,47 @@ public final class SchemaEvolution {
       DataType key = type(column + ".key", t.getKeyType(), i.getKeyType(), mode);
       DataType value = type(column + ".value", t.getValueType(), i.getValueType(), mode);
       return key == t.getKeyType() && value == t.getValueType()
-          ? t : new MapType(key, value, t.valueContainsNull());
+          ? t
+          : new MapType(key, value, t.valueContainsNull());
     }
     if (!table.equals(incoming)) {
-      throw new SchemaMappingException("Column '" + column + "' is " + describe(table) + " in the table but "
-          + describe(incoming) + " in the record schema; Delta cannot change a column's type on append: "
-          + "convert the field to " + typeName(table) + " upstream (e.g. with a Cast SMT) "
-          + "or write to a new table");
+      throw new SchemaMappingException(
+          "Column '"
+              + column
+              + "' is "
+              + describe(table)
+              + " in the table but "
+              + describe(incoming)
+              + " in the record schema; Delta cannot change a column's type on append: "
+              + "convert the field to "
+              + typeName(table)
+              + " upstream (e.g. with a Cast SMT) "
+              + "or write to a new table");
     }
     return table;
   }
 
-  private static SchemaMappingException nullableMismatch(String column, DataType table, DataType incoming) {
-    return new SchemaMappingException("Column '" + column + "' is NOT NULL " + describe(table)
-        + " in the table but may be null " + describe(incoming) + " in the record schema; make it required "
-        + "in the record schema (or nullable in the table)");
+  private static SchemaMappingException nullableMismatch(
+      String column, DataType table, DataType incoming) {
+    return new SchemaMappingException(
+        "Column '"
+            + column
+            + "' is NOT NULL "
+            + describe(table)
+            + " in the table but may be null "
+            + describe(incoming)
+            + " in the record schema; make it required "
+            + "in the record schema (or nullable in the table)");
   }
 
   private static String describe(DataType type) {
     return "(" + typeName(type) + ")";
   }
 
-  /** Standalone's own type strings drop decimal precision and container contents; messages need them. */
+  /**
+   * Standalone's own type strings drop decimal precision and container contents; messages need
+   * them.
+   */
   static String typeName(DataType type) {
     if (type instanceof DecimalType) {
       DecimalType d = (DecimalType) type;
@@ -162,7 +211,10 @@ public final class SchemaEvolution {
       StringBuilder out = new StringBuilder("struct<");
       StructField[] fields = ((StructType) type).getFields();
       for (int i = 0; i < fields.length; i++) {
-        out.append(i == 0 ? "" : ",").append(fields[i].getName()).append(':').append(typeName(fields[i].getDataType()));
+        out.append(i == 0 ? "" : ",")
+            .append(fields[i].getName())
+            .append(':')
+            .append(typeName(fields[i].getDataType()));
       }
       return out.append('>').toString();
     }

@@ -8,12 +8,15 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Everything one commit makes durable for one table.
  *
- * @param files            finished data files
- * @param lastOffsets      per Kafka partition, the offset of the last record covered (the txn version)
- * @param schema           the table schema these files need (the table's own when nothing evolved)
+ * @param files finished data files
+ * @param lastOffsets per Kafka partition, the offset of the last record covered (the txn version)
+ * @param schema the table schema these files need (the table's own when nothing evolved)
  * @param partitionColumns the partition columns the files were laid out by
  */
-record Batch(List<PendingFile> files, Map<TopicPartition, Long> lastOffsets, StructType schema,
+record Batch(
+    List<PendingFile> files,
+    Map<TopicPartition, Long> lastOffsets,
+    StructType schema,
     List<String> partitionColumns) {
 
   long rows() {

@@ -24,13 +24,14 @@ import org.apache.kafka.common.TopicPartition;
  * Turns a {@link Batch} into one Delta commit, or refuses to when the table says another writer has
  * committed any of the batch's Kafka partitions since this task last did (fencing).
  *
- * <p>The check and the commit happen in one optimistic transaction: {@code txnVersion} registers the
- * appIds as read, so a concurrent commit touching them between the check and our commit makes Delta
- * Standalone throw {@link ConcurrentTransactionException} instead of committing.
+ * <p>The check and the commit happen in one optimistic transaction: {@code txnVersion} registers
+ * the appIds as read, so a concurrent commit touching them between the check and our commit makes
+ * Delta Standalone throw {@link ConcurrentTransactionException} instead of committing.
  */
 final class DeltaCommitter {
 
   static final String ENGINE_INFO = "kafka-connect-delta/" + Version.get();
+
   /** Conflicts (not failures) that a fresh transaction may resolve: concurrent metadata changes. */
   private static final int MAX_CONFLICT_RETRIES = 10;
 
@@ -46,30 +47,34 @@ final class DeltaCommitter {
     return appIdPrefix + "-" + tp.topic() + "-" + tp.partition();
   }
 
-  sealed interface Outcome permits Committed, Fenced, Deferred {
-  }
-
-  /** The batch is durable in version {@code version} (-1: it was already durable from an earlier attempt). */
-  record Committed(long version) implements Outcome {
-  }
-
-  /** Another writer owns some of the batch's partitions now; {@code versions} is what the table holds. */
-  record Fenced(Map<TopicPartition, Long> versions) implements Outcome {
-  }
+  sealed interface Outcome permits Committed, Fenced, Deferred {}
 
   /**
-   * The batch has no rows (only tombstones or errant records) and the table does not exist yet: there
-   * is no schema to create it with, so its offsets become durable with the first commit that has rows.
+   * The batch is durable in version {@code version} (-1: it was already durable from an earlier
+   * attempt).
    */
-  record Deferred() implements Outcome {
-  }
+  record Committed(long version) implements Outcome {}
+
+  /**
+   * Another writer owns some of the batch's partitions now; {@code versions} is what the table
+   * holds.
+   */
+  record Fenced(Map<TopicPartition, Long> versions) implements Outcome {}
+
+  /**
+   * The batch has no rows (only tombstones or errant records) and the table does not exist yet:
+   * there is no schema to create it with, so its offsets become durable with the first commit that
+   * has rows.
+   */
+  record Deferred() implements Outcome {}
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
   Map<TopicPartition, Long> txnVersions(Table table, Iterable<TopicPartition> partitions) {
     return Unchecked.call(() -> readTxnVersions(table, partitions));
   }
 
-  private Map<TopicPartition, Long> readTxnVersions(Table table, Iterable<TopicPartition> partitions) {
+  private Map<TopicPartition, Long> readTxnVersions(
+      Table table, Iterable<TopicPartition> partitions) {
     OptimisticTransaction txn = table.state.log().startTransaction();
     table.refresh(txn.readVersion() < 0 ? null : txn.metadata());
     Map<TopicPartition, Long> versions = new HashMap<>();
@@ -80,7 +85,8 @@ final class DeltaCommitter {
   }
 
   /**
-   * @param expected per partition of the batch, the txn version this task resumed from or last committed
+   * @param expected per partition of the batch, the txn version this task resumed from or last
+   *     committed
    */
   Outcome commit(Table table, Batch batch, Map<TopicPartition, Long> expected) {
     return Unchecked.call(() -> tryCommit(table, batch, expected));
@@ -121,17 +127,22 @@ final class DeltaCommitter {
       return;
     }
     if (txn.readVersion() < 0) {
-      txn.updateMetadata(Metadata.builder()
-          .schema(batch.schema())
-          .partitionColumns(batch.partitionColumns())
-          .createdTime(System.currentTimeMillis())
-          .build());
+      txn.updateMetadata(
+          Metadata.builder()
+              .schema(batch.schema())
+              .partitionColumns(batch.partitionColumns())
+              .createdTime(System.currentTimeMillis())
+              .build());
       return;
     }
     Metadata current = txn.metadata();
     if (!current.getPartitionColumns().equals(batch.partitionColumns())) {
-      throw new TableChangedException("The partition columns of the table changed from "
-          + batch.partitionColumns() + " to " + current.getPartitionColumns() + " while this task wrote files");
+      throw new TableChangedException(
+          "The partition columns of the table changed from "
+              + batch.partitionColumns()
+              + " to "
+              + current.getPartitionColumns()
+              + " while this task wrote files");
     }
     StructType merged = SchemaEvolution.evolve(current.getSchema(), batch.schema(), evolution);
     if (merged != current.getSchema()) {
@@ -143,9 +154,15 @@ final class DeltaCommitter {
     long now = System.currentTimeMillis();
     List<Action> actions = new ArrayList<>(batch.files().size() + batch.lastOffsets().size());
     for (PendingFile f : batch.files()) {
-      actions.add(AddFile.builder(table.state.relativePath(f.file()), f.partitionValues(), f.file().sizeBytes(), now, true)
-          .stats(JsonText.quote(f.file().statsJson()))
-          .build());
+      actions.add(
+          AddFile.builder(
+                  table.state.relativePath(f.file()),
+                  f.partitionValues(),
+                  f.file().sizeBytes(),
+                  now,
+                  true)
+              .stats(JsonText.quote(f.file().statsJson()))
+              .build());
     }
     for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
       actions.add(new SetTransaction(appId(e.getKey()), e.getValue(), Optional.of(now)));
@@ -157,8 +174,12 @@ final class DeltaCommitter {
     Map<String, String> params = new HashMap<>();
     params.put("mode", JsonText.quote("Append"));
     // Values are written verbatim and read back as strings: a JSON string holding the JSON array.
-    params.put("partitionBy", JsonText.quote(batch.partitionColumns().stream().map(JsonText::quote)
-        .collect(Collectors.joining(",", "[", "]"))));
+    params.put(
+        "partitionBy",
+        JsonText.quote(
+            batch.partitionColumns().stream()
+                .map(JsonText::quote)
+                .collect(Collectors.joining(",", "[", "]"))));
     return new Operation(Operation.Name.WRITE, params);
   }
 

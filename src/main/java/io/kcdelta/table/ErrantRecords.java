@@ -11,9 +11,10 @@ import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Sends records that cannot be rows to Connect's errant record reporter (the dead letter queue under
- * {@code errors.tolerance=all}); without one, the first such record fails the task. A commit first
- * waits for the reports of the records it covers, so no offset becomes durable before its report.
+ * Sends records that cannot be rows to Connect's errant record reporter (the dead letter queue
+ * under {@code errors.tolerance=all}); without one, the first such record fails the task. A commit
+ * first waits for the reports of the records it covers, so no offset becomes durable before its
+ * report.
  */
 final class ErrantRecords {
   private final ErrantRecordReporter reporter;
@@ -41,7 +42,8 @@ final class ErrantRecords {
         Thread.currentThread().interrupt();
         throw new RetriableException("Interrupted while waiting for the dead letter queue", e);
       } catch (ExecutionException e) {
-        throw new ConnectException("Could not write an errant record to the dead letter queue", e.getCause());
+        throw new ConnectException(
+            "Could not write an errant record to the dead letter queue", e.getCause());
       }
     }
     pending.clear();

@@ -17,23 +17,27 @@ import java.util.concurrent.TimeUnit;
  * cannot work is rejected when it is posted rather than when the first record arrives.
  */
 public final class ExistingTableCheck {
-  private ExistingTableCheck() {
-  }
+  private ExistingTableCheck() {}
 
   /**
-   * Problems with {@code delta.table.partition.columns} for the existing table; none when the table does
-   * not exist, the path holds {@code ${topic}}, or the table cannot be read within {@code timeout}
-   * (the task reports those itself, with retries).
+   * Problems with {@code delta.table.partition.columns} for the existing table; none when the table
+   * does not exist, the path holds {@code ${topic}}, or the table cannot be read within {@code
+   * timeout} (the task reports those itself, with retries).
    */
   public static List<String> partitionColumnProblems(DeltaSinkConfig config, Duration timeout) {
-    if (config.tablePathTemplate().contains(DeltaSinkConfig.TOPIC_PLACEHOLDER) || config.partitionColumns().isEmpty()) {
+    if (config.tablePathTemplate().contains(DeltaSinkConfig.TOPIC_PLACEHOLDER)
+        || config.partitionColumns().isEmpty()) {
       return List.of();
     }
-    CompletableFuture<Metadata> read = CompletableFuture.supplyAsync(() -> {
-      DeltaLog log = DeltaLog.forTable(HadoopConfigurationFactory.create(config), config.tablePathTemplate());
-      Snapshot snapshot = log.update();
-      return snapshot.getVersion() < 0 ? null : snapshot.getMetadata();
-    });
+    CompletableFuture<Metadata> read =
+        CompletableFuture.supplyAsync(
+            () -> {
+              DeltaLog log =
+                  DeltaLog.forTable(
+                      HadoopConfigurationFactory.create(config), config.tablePathTemplate());
+              Snapshot snapshot = log.update();
+              return snapshot.getVersion() < 0 ? null : snapshot.getMetadata();
+            });
     Metadata metadata;
     try {
       metadata = read.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -48,15 +52,28 @@ public final class ExistingTableCheck {
     Set<String> columns = Set.of(metadata.getSchema().getFieldNames());
     for (String column : config.partitionColumns()) {
       if (!columns.contains(column)) {
-        problems.add("'" + column + "' is not a column of the existing table " + config.tablePathTemplate()
-            + " (columns: " + String.join(", ", metadata.getSchema().getFieldNames()) + ").");
+        problems.add(
+            "'"
+                + column
+                + "' is not a column of the existing table "
+                + config.tablePathTemplate()
+                + " (columns: "
+                + String.join(", ", metadata.getSchema().getFieldNames())
+                + ").");
       }
     }
     if (problems.isEmpty() && !metadata.getPartitionColumns().equals(config.partitionColumns())) {
-      problems.add("The existing table " + config.tablePathTemplate() + " is partitioned by "
-          + metadata.getPartitionColumns() + ", not " + config.partitionColumns() + ". This setting only "
-          + "shapes tables the connector creates: set it to "
-          + String.join(",", metadata.getPartitionColumns()) + " or leave it empty.");
+      problems.add(
+          "The existing table "
+              + config.tablePathTemplate()
+              + " is partitioned by "
+              + metadata.getPartitionColumns()
+              + ", not "
+              + config.partitionColumns()
+              + ". This setting only "
+              + "shapes tables the connector creates: set it to "
+              + String.join(",", metadata.getPartitionColumns())
+              + " or leave it empty.");
     }
     return problems;
   }

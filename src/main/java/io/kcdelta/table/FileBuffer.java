@@ -22,9 +22,9 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * The rows buffered for one table until its next commit: one rolling Parquet file per partition value,
- * the finished files, and the Kafka offsets they cover. Knows nothing of commits; {@link #drain} hands
- * the batch over.
+ * The rows buffered for one table until its next commit: one rolling Parquet file per partition
+ * value, the finished files, and the Kafka offsets they cover. Knows nothing of commits; {@link
+ * #drain} hands the batch over.
  */
 final class FileBuffer {
   private final Path root;
@@ -35,11 +35,14 @@ final class FileBuffer {
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
+
   /**
    * Files of a batch whose commit failed without a verdict: that commit may have landed (e.g. the
-   * log store won the version, then a later step failed), so they may be in the table. Never deleted.
+   * log store won the version, then a later step failed), so they may be in the table. Never
+   * deleted.
    */
   private final Set<PendingFile> inDoubt = new HashSet<>();
+
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
@@ -48,7 +51,8 @@ final class FileBuffer {
     this.conf = conf;
     this.fileMaxBytes = config.fileMaxBytes();
     this.codec = config.compressionCodec();
-    this.codecSuffix = codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
+    this.codecSuffix =
+        codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
   }
 
   boolean isEmpty() {
@@ -64,13 +68,16 @@ final class FileBuffer {
   }
 
   /**
-   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O failure
-   * leaves it unusable and the caller must {@link #abort()}.
+   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O
+   * failure leaves it unusable and the caller must {@link #abort()}.
    */
-  void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs) throws IOException {
+  void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs)
+      throws IOException {
     List<String> key = layout.partitionKey(value);
     OpenFile file = openFiles.get(key);
-    if (file != null && file.schema != layout.valueSchema() && !file.schema.equals(layout.valueSchema())) {
+    if (file != null
+        && file.schema != layout.valueSchema()
+        && !file.schema.equals(layout.valueSchema())) {
       // A file holds one Parquet schema; a new record schema starts a new file.
       finish(key, file);
       file = null;
@@ -86,7 +93,10 @@ final class FileBuffer {
     markProcessed(tp, offset, nowMs);
   }
 
-  /** Records that {@code offset} is covered by this batch although it produced no row (tombstone, errant). */
+  /**
+   * Records that {@code offset} is covered by this batch although it produced no row (tombstone,
+   * errant).
+   */
   void markProcessed(TopicPartition tp, long offset, long nowMs) {
     lastOffsets.put(tp, offset);
     if (oldestRecordMs < 0) {
@@ -115,7 +125,8 @@ final class FileBuffer {
   void finishLargest() throws IOException {
     Map.Entry<List<String>, OpenFile> largest = null;
     for (Map.Entry<List<String>, OpenFile> e : openFiles.entrySet()) {
-      if (largest == null || e.getValue().writer.dataSize() > largest.getValue().writer.dataSize()) {
+      if (largest == null
+          || e.getValue().writer.dataSize() > largest.getValue().writer.dataSize()) {
         largest = e;
       }
     }
@@ -136,7 +147,8 @@ final class FileBuffer {
     }
     String name = "part-" + UUID.randomUUID() + ".c000." + codecSuffix + "parquet";
     Path path = new Path(root, dir + name);
-    ParquetFileWriter writer = new ParquetFileWriter(conf, path, layout.valueSchema(), layout.excluded(), codec);
+    ParquetFileWriter writer =
+        new ParquetFileWriter(conf, path, layout.valueSchema(), layout.excluded(), codec);
     return new OpenFile(writer, layout.valueSchema(), values);
   }
 
@@ -154,14 +166,15 @@ final class FileBuffer {
   }
 
   /**
-   * Finishes (uploads) every open file and hands over the whole batch; the buffer is empty afterwards
-   * unless this throws, in which case the caller must {@link #abort()}.
+   * Finishes (uploads) every open file and hands over the whole batch; the buffer is empty
+   * afterwards unless this throws, in which case the caller must {@link #abort()}.
    */
   Batch drain(StructType schema, List<String> partitionColumns) throws IOException {
     for (Map.Entry<List<String>, OpenFile> e : new ArrayList<>(openFiles.entrySet())) {
       finish(e.getKey(), e.getValue());
     }
-    Batch batch = new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), schema, partitionColumns);
+    Batch batch =
+        new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), schema, partitionColumns);
     finished.clear();
     lastOffsets.clear();
     oldestRecordMs = -1;
@@ -181,7 +194,10 @@ final class FileBuffer {
     batch.files().forEach(inDoubt::remove);
   }
 
-  /** Drops everything buffered; open files are deleted, finished ones too unless they may be committed. */
+  /**
+   * Drops everything buffered; open files are deleted, finished ones too unless they may be
+   * committed.
+   */
   void abort() {
     for (OpenFile file : openFiles.values()) {
       file.writer.abort();
@@ -194,8 +210,9 @@ final class FileBuffer {
   }
 
   /**
-   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes them).
-   * Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not deleted.
+   * Deletes data files no commit references (best effort: orphans are harmless, VACUUM removes
+   * them). Files {@link #requeue requeued} after a commit without a verdict are only forgotten, not
+   * deleted.
    */
   void deleteUncommitted(List<PendingFile> files) {
     for (PendingFile f : files) {
@@ -210,6 +227,6 @@ final class FileBuffer {
     }
   }
 
-  private record OpenFile(ParquetFileWriter writer, Schema schema, Map<String, String> partitionValues) {
-  }
+  private record OpenFile(
+      ParquetFileWriter writer, Schema schema, Map<String, String> partitionValues) {}
 }

@@ -3,15 +3,20 @@ package io.kcdelta.table;
 import java.util.Collection;
 
 /**
- * Bounds the memory a task's open Parquet files take. An open file holds its row group in memory until
- * it is finished, so many open partition values can exhaust the heap within one flush interval (100
- * partitions overflowed 512 MB in the memory bench). The budget is per task, across all its tables:
- * with {@code ${topic}} a task may write many tables, and a budget per table would multiply with them.
+ * Bounds the memory a task's open Parquet files take. An open file holds its row group in memory
+ * until it is finished, so many open partition values can exhaust the heap within one flush
+ * interval (100 partitions overflowed 512 MB in the memory bench). The budget is per task, across
+ * all its tables: with {@code ${topic}} a task may write many tables, and a budget per table would
+ * multiply with them.
  */
 final class OpenFileBudget {
-  /** A task may take 1/HEAP_SHARE of the heap for open files; a worker usually runs several tasks. */
+  /**
+   * A task may take 1/HEAP_SHARE of the heap for open files; a worker usually runs several tasks.
+   */
   private static final int HEAP_SHARE = 8;
+
   private static final long MIN_BYTES = 16L << 20;
+
   /** Summing the open files' sizes walks every column: do it every so many rows, not every row. */
   private static final int CHECK_EVERY_ROWS = 1_000;
 

@@ -12,21 +12,26 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Where each partition assigned to the task stands: what is durable, what was seen (to drop
- * redeliveries), where to seek when a batch is dropped, and which offsets Kafka may be told.
- * Seeks name only partitions the task still owns: Connect fails the task at its next poll when asked
- * to seek a partition that is no longer assigned.
+ * redeliveries), where to seek when a batch is dropped, and which offsets Kafka may be told. Seeks
+ * name only partitions the task still owns: Connect fails the task at its next poll when asked to
+ * seek a partition that is no longer assigned.
  */
 final class PartitionOffsets {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
   private final Map<TopicPartition, Table> tableOf = new HashMap<>();
-  /** Assigned, but the table could not be read in open(): put() reads it before it takes records. */
+
+  /**
+   * Assigned, but the table could not be read in open(): put() reads it before it takes records.
+   */
   private final Map<TopicPartition, Table> unresolved = new HashMap<>();
+
   /** Partitions close() is closing: no longer ours to seek. */
   private Set<TopicPartition> closing = Set.of();
 
   /**
-   * The partition resumes after {@code durable}, the txn version the table holds (-1: none). {@code stale}:
-   * a seek is pending, so every record Connect delivers before the next put() returns is stale.
+   * The partition resumes after {@code durable}, the txn version the table holds (-1: none). {@code
+   * stale}: a seek is pending, so every record Connect delivers before the next put() returns is
+   * stale.
    */
   void opened(TopicPartition tp, Table table, long durable, boolean stale) {
     PartitionProgress p = new PartitionProgress(durable);
@@ -69,7 +74,9 @@ final class PartitionOffsets {
     progress.get(tp).lastSeen = offset;
   }
 
-  /** Per partition of the batch, the txn version the table must still hold for this task to commit. */
+  /**
+   * Per partition of the batch, the txn version the table must still hold for this task to commit.
+   */
   Map<TopicPartition, Long> expectedVersions(Collection<TopicPartition> partitions) {
     Map<TopicPartition, Long> expected = new HashMap<>();
     for (TopicPartition tp : partitions) {
@@ -107,14 +114,18 @@ final class PartitionOffsets {
     }
   }
 
-  /** Only offsets durable in the Delta log go to Kafka, and only of partitions Connect asks about. */
-  Map<TopicPartition, OffsetAndMetadata> committable(Map<TopicPartition, OffsetAndMetadata> current) {
+  /**
+   * Only offsets durable in the Delta log go to Kafka, and only of partitions Connect asks about.
+   */
+  Map<TopicPartition, OffsetAndMetadata> committable(
+      Map<TopicPartition, OffsetAndMetadata> current) {
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
-    progress.forEach((tp, p) -> {
-      if (p.committed >= 0 && current.containsKey(tp)) {
-        durable.put(tp, new OffsetAndMetadata(p.committed + 1));
-      }
-    });
+    progress.forEach(
+        (tp, p) -> {
+          if (p.committed >= 0 && current.containsKey(tp)) {
+            durable.put(tp, new OffsetAndMetadata(p.committed + 1));
+          }
+        });
     return durable;
   }
 

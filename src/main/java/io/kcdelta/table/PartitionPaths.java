@@ -1,12 +1,13 @@
 package io.kcdelta.table;
 
-/** Directory names of partition values, escaped the way Hive and Spark do, so any reader finds them. */
+/**
+ * Directory names of partition values, escaped the way Hive and Spark do, so any reader finds them.
+ */
 final class PartitionPaths {
   /** Spark writes null partition values into this directory name. */
   static final String NULL_DIRECTORY = "__HIVE_DEFAULT_PARTITION__";
 
-  private PartitionPaths() {
-  }
+  private PartitionPaths() {}
 
   static String escape(String value) {
     if (value == null) {

@@ -1,23 +1,28 @@
 package io.kcdelta.table;
 
 /**
- * Where one assigned Kafka partition stands. {@code committed} is the offset of the last record whose
- * effect is durable in the Delta log (the txn version), -1 when the table holds none of this partition.
+ * Where one assigned Kafka partition stands. {@code committed} is the offset of the last record
+ * whose effect is durable in the Delta log (the txn version), -1 when the table holds none of this
+ * partition.
  */
 final class PartitionProgress {
   long committed;
+
   /** Highest offset buffered, skipped or committed; anything at or below is a redelivery. */
   long lastSeen;
+
   /**
-   * The first offset received since open (-1: none yet). With nothing committed, it is where a dropped
-   * batch must be re-read from: Kafka's group offset was never advanced past it.
+   * The first offset received since open (-1: none yet). With nothing committed, it is where a
+   * dropped batch must be re-read from: Kafka's group offset was never advanced past it.
    */
   long firstReceived = -1;
+
   /**
-   * This task asked Connect to seek the partition back to its last durable offset; Connect applies it
-   * only before its next fetch. Until then every record of the partition it delivers is stale: the
-   * rest of the current put(), a redelivery of the same batch after a RetriableException, and the batch
-   * fetched while close() of other partitions asked for the seek. Cleared when a put() returns normally.
+   * This task asked Connect to seek the partition back to its last durable offset; Connect applies
+   * it only before its next fetch. Until then every record of the partition it delivers is stale:
+   * the rest of the current put(), a redelivery of the same batch after a RetriableException, and
+   * the batch fetched while close() of other partitions asked for the seek. Cleared when a put()
+   * returns normally.
    */
   boolean rewindPending;
 
@@ -26,11 +31,14 @@ final class PartitionProgress {
     this.lastSeen = committed;
   }
 
-  /** Forgets everything after the last durable offset; returns where to seek (-1: no seek needed). */
+  /**
+   * Forgets everything after the last durable offset; returns where to seek (-1: no seek needed).
+   */
   long rewind() {
     lastSeen = committed;
     long target = committed >= 0 ? committed + 1 : firstReceived;
-    // Without a target nothing was received since open(): no seek, and what comes next is not stale.
+    // Without a target nothing was received since open(): no seek, and what comes next is not
+    // stale.
     rewindPending = target >= 0;
     return target;
   }

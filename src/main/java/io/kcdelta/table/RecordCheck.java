@@ -6,24 +6,23 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-/** Decides what a record becomes in its table: a row, nothing (an ignored tombstone), or an errant record. */
+/**
+ * Decides what a record becomes in its table: a row, nothing (an ignored tombstone), or an errant
+ * record.
+ */
 final class RecordCheck {
 
   /** The outcome for one record. */
-  sealed interface Verdict permits Row, Ignored, Errant {
-  }
+  sealed interface Verdict permits Row, Ignored, Errant {}
 
   /** A row, laid out for the table. */
-  record Row(Struct value, RecordLayout layout) implements Verdict {
-  }
+  record Row(Struct value, RecordLayout layout) implements Verdict {}
 
   /** A tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
-  record Ignored() implements Verdict {
-  }
+  record Ignored() implements Verdict {}
 
   /** A record that cannot be a row of this table; the problem says what to fix. */
-  record Errant(DataException problem) implements Verdict {
-  }
+  record Errant(DataException problem) implements Verdict {}
 
   private static final Ignored IGNORED = new Ignored();
 
@@ -39,14 +38,24 @@ final class RecordCheck {
     Object value = record.value();
     if (value == null) {
       return nullValues == NullValueBehavior.FAIL
-          ? new Errant(new DataException("Record " + origin.describe(record) + " has a null value (tombstone) and "
-              + DeltaSinkConfig.NULL_VALUES + "=fail. Set it to 'ignore' to skip such records."))
+          ? new Errant(
+              new DataException(
+                  "Record "
+                      + origin.describe(record)
+                      + " has a null value (tombstone) and "
+                      + DeltaSinkConfig.NULL_VALUES
+                      + "=fail. Set it to 'ignore' to skip such records."))
           : IGNORED;
     }
     if (!(value instanceof Struct) || record.valueSchema() == null) {
-      return new Errant(new DataException("Record " + origin.describe(record) + " has no Connect schema (value type "
-          + value.getClass().getSimpleName() + "). Use a converter that produces schemas: Avro, Protobuf, "
-          + "JSON Schema, or JsonConverter with schemas.enable=true."));
+      return new Errant(
+          new DataException(
+              "Record "
+                  + origin.describe(record)
+                  + " has no Connect schema (value type "
+                  + value.getClass().getSimpleName()
+                  + "). Use a converter that produces schemas: Avro, Protobuf, "
+                  + "JSON Schema, or JsonConverter with schemas.enable=true."));
     }
     try {
       return new Row((Struct) value, table.layoutFor(record.valueSchema()));
@@ -57,7 +66,14 @@ final class RecordCheck {
 
   /** A record whose schema or value the table cannot take. */
   Errant cannotBeWritten(SinkRecord record, TableState table, DataException cause) {
-    return new Errant(new DataException("Record " + origin.describe(record) + " cannot be written to "
-        + table.path() + ": " + cause.getMessage(), cause));
+    return new Errant(
+        new DataException(
+            "Record "
+                + origin.describe(record)
+                + " cannot be written to "
+                + table.path()
+                + ": "
+                + cause.getMessage(),
+            cause));
   }
 }

@@ -4,11 +4,13 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * Which Kafka coordinates of a record the exactly-once protocol uses: its txn appId, dedupe and seeks
- * must name the partition the consumer actually reads, whatever an SMT did to the record.
+ * Which Kafka coordinates of a record the exactly-once protocol uses: its txn appId, dedupe and
+ * seeks must name the partition the consumer actually reads, whatever an SMT did to the record.
  */
 public enum RecordOrigin {
-  /** Connect 3.6+ (KIP-793): the coordinates as consumed, before any SMT rewrote topic or partition. */
+  /**
+   * Connect 3.6+ (KIP-793): the coordinates as consumed, before any SMT rewrote topic or partition.
+   */
   ORIGINAL {
     @Override
     public TopicPartition partition(SinkRecord r) {
@@ -26,8 +28,8 @@ public enum RecordOrigin {
     }
   },
   /**
-   * Before Connect 3.6 the runtime keeps no original coordinates: the record's own, which an SMT that
-   * renames the topic or changes the partition has already rewritten.
+   * Before Connect 3.6 the runtime keeps no original coordinates: the record's own, which an SMT
+   * that renames the topic or changes the partition has already rewritten.
    */
   AS_DELIVERED {
     @Override
@@ -52,7 +54,10 @@ public enum RecordOrigin {
 
   public abstract long offset(SinkRecord r);
 
-  /** Why a record may name a partition the task never opened, with these coordinates ("" if no reason). */
+  /**
+   * Why a record may name a partition the task never opened, with these coordinates ("" if no
+   * reason).
+   */
   abstract String unopenedPartitionHint();
 
   /** {@code topic-partition@offset}, for messages. */

@@ -4,8 +4,7 @@ import java.util.Locale;
 
 /** Names the service behind a failure, so the task's error says what the operator should check. */
 final class ServiceHint {
-  private ServiceHint() {
-  }
+  private ServiceHint() {}
 
   static String of(Throwable e) {
     StringBuilder trace = new StringBuilder();

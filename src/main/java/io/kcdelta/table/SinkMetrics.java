@@ -7,8 +7,8 @@ import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Rate;
 
 /**
- * The task's operational metrics. On every Connect version they appear in JMX as
- * {@code kafka.connect:type=plugins,connector=<name>,task=<id>} (see {@link MetricRegistry}).
+ * The task's operational metrics. On every Connect version they appear in JMX as {@code
+ * kafka.connect:type=plugins,connector=<name>,task=<id>} (see {@link MetricRegistry}).
  */
 public final class SinkMetrics {
   private final Sensor accepted;
@@ -27,11 +27,17 @@ public final class SinkMetrics {
     commits = counter(metrics, "commits", "Delta commits made");
     committedRows = counter(metrics, "committed-rows", "rows made durable in the Delta log");
     committedBytes = counter(metrics, "committed-bytes", "bytes of Parquet made durable");
-    fenced = counter(metrics, "commits-fenced", "batches refused because another writer owned the partitions");
+    fenced =
+        counter(
+            metrics,
+            "commits-fenced",
+            "batches refused because another writer owned the partitions");
     commitLatency = metrics == null ? null : metrics.sensor("commit-latency");
     if (commitLatency != null) {
-      commitLatency.add(metrics.metricName("commit-latency-avg-ms", "average commit time"), new Avg());
-      commitLatency.add(metrics.metricName("commit-latency-max-ms", "longest commit time"), new Max());
+      commitLatency.add(
+          metrics.metricName("commit-latency-avg-ms", "average commit time"), new Avg());
+      commitLatency.add(
+          metrics.metricName("commit-latency-max-ms", "longest commit time"), new Max());
     }
   }
 

@@ -8,13 +8,18 @@ import java.io.IOException;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 
-/** One target table of a task: what it knows of the table, and the rows buffered for its next commit. */
+/**
+ * One target table of a task: what it knows of the table, and the rows buffered for its next
+ * commit.
+ */
 final class Table {
   final TableState state;
   final FileBuffer files;
+
   /**
-   * The retry budget of this table's current run of failed commits, uploads or reads (null: its last
-   * attempt worked). Per table: a healthy table's commits must not renew a failing table's budget.
+   * The retry budget of this table's current run of failed commits, uploads or reads (null: its
+   * last attempt worked). Per table: a healthy table's commits must not renew a failing table's
+   * budget.
    */
   private RetryBudget failing;
 

@@ -26,9 +26,9 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 final class TableState {
   /**
-   * Layouts are cached per Connect schema instance. Converters usually reuse instances, but one that
-   * builds a new instance per record would grow the cache without bound between rebalances: past this
-   * many it starts over (planning a layout again is cheap and gives the same answer).
+   * Layouts are cached per Connect schema instance. Converters usually reuse instances, but one
+   * that builds a new instance per record would grow the cache without bound between rebalances:
+   * past this many it starts over (planning a layout again is cheap and gives the same answer).
    */
   static final int MAX_LAYOUTS = 256;
 
@@ -36,13 +36,18 @@ final class TableState {
   private final Path root;
   private final Configuration conf;
   private final DeltaSinkConfig config;
+
   /** Opened on first use, so that reading the table happens where its failures are retried. */
   private DeltaLog log;
+
   /** As last read or committed (null: the table does not exist yet). */
   private StructType tableSchema;
+
   private List<String> partitionColumns;
+
   /** The table schema extended by what the buffered rows need. */
   private StructType batchSchema;
+
   private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
 
   TableState(String path, Configuration conf, DeltaSinkConfig config) {
@@ -68,8 +73,8 @@ final class TableState {
   }
 
   /**
-   * Takes the table's schema and partitioning as of {@code metadata} (null: no table yet). While rows
-   * are buffered their files keep the layout they were written with.
+   * Takes the table's schema and partitioning as of {@code metadata} (null: no table yet). While
+   * rows are buffered their files keep the layout they were written with.
    */
   void refresh(Metadata metadata, boolean nothingBuffered) {
     if (metadata == null || metadata.getSchema() == null) {
@@ -109,8 +114,8 @@ final class TableState {
   }
 
   /**
-   * Checks that records of this schema fit the table, without touching any file. Throws a
-   * {@link org.apache.kafka.connect.errors.DataException} naming what to fix when they do not.
+   * Checks that records of this schema fit the table, without touching any file. Throws a {@link
+   * org.apache.kafka.connect.errors.DataException} naming what to fix when they do not.
    */
   RecordLayout layoutFor(Schema valueSchema) {
     RecordLayout layout = layouts.get(valueSchema);
@@ -130,19 +135,34 @@ final class TableState {
 
   private RecordLayout planLayout(Schema valueSchema) {
     if (tableSchema == null && !config.autoCreate()) {
-      throw new ConnectException("Delta table " + path + " does not exist and " + DeltaSinkConfig.AUTO_CREATE
-          + "=false. Create the table or set " + DeltaSinkConfig.AUTO_CREATE + "=true.");
+      throw new ConnectException(
+          "Delta table "
+              + path
+              + " does not exist and "
+              + DeltaSinkConfig.AUTO_CREATE
+              + "=false. Create the table or set "
+              + DeltaSinkConfig.AUTO_CREATE
+              + "=true.");
     }
     StructType incoming = DeltaSchemas.toDelta(valueSchema);
-    StructType evolved = batchSchema == null ? incoming
-        : SchemaEvolution.evolve(batchSchema, incoming, config.schemaEvolution());
+    StructType evolved =
+        batchSchema == null
+            ? incoming
+            : SchemaEvolution.evolve(batchSchema, incoming, config.schemaEvolution());
     List<Field> partitionFields = new ArrayList<>(partitionColumns.size());
     for (String column : partitionColumns) {
       Field field = valueSchema.field(column);
       if (field == null) {
-        throw new SchemaMappingException("The record has no field '" + column + "', a partition column of "
-            + path + " (" + DeltaSinkConfig.PARTITION_COLUMNS + "=" + String.join(",", partitionColumns)
-            + "). Records must carry every partition column as a top-level field.");
+        throw new SchemaMappingException(
+            "The record has no field '"
+                + column
+                + "', a partition column of "
+                + path
+                + " ("
+                + DeltaSinkConfig.PARTITION_COLUMNS
+                + "="
+                + String.join(",", partitionColumns)
+                + "). Records must carry every partition column as a top-level field.");
       }
       PartitionValues.checkPartitionable(column, field.schema());
       partitionFields.add(field);

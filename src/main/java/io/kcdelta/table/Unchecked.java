@@ -5,14 +5,13 @@ import java.io.UncheckedIOException;
 import java.util.function.Supplier;
 
 /**
- * Calls into Delta Standalone. It is Scala code: the checked {@link IOException}s of the LogStore and
- * of Hadoop (S3 or DynamoDB unreachable) escape its methods although Java signatures do not declare
- * them. Every caller here handles failures as {@link RuntimeException}s (retry, rewind, fail with a
- * hint); an undeclared checked exception would slip past all of that and kill the task.
+ * Calls into Delta Standalone. It is Scala code: the checked {@link IOException}s of the LogStore
+ * and of Hadoop (S3 or DynamoDB unreachable) escape its methods although Java signatures do not
+ * declare them. Every caller here handles failures as {@link RuntimeException}s (retry, rewind,
+ * fail with a hint); an undeclared checked exception would slip past all of that and kill the task.
  */
 final class Unchecked {
-  private Unchecked() {
-  }
+  private Unchecked() {}
 
   static <T> T call(Supplier<T> standaloneCall) {
     try {

@@ -31,23 +31,22 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 
 /**
- * What a compiled plugin links against in the Kafka API, and whether an older Kafka API has it: reads
- * class files with ASM only, so the old API's classes are never loaded into the JVM (whose classpath
- * holds the API the plugin is compiled against).
+ * What a compiled plugin links against in the Kafka API, and whether an older Kafka API has it:
+ * reads class files with ASM only, so the old API's classes are never loaded into the JVM (whose
+ * classpath holds the API the plugin is compiled against).
  *
- * <p>Collected from each main class: its Kafka superclass and interfaces; Kafka types in its field and
- * method descriptors, thrown exceptions, instructions ({@code new}, casts, {@code instanceof}, arrays,
- * class literals), catch blocks and stack map frames; every method and field it invokes or accesses on a
- * Kafka type (owner, name, descriptor), in code, method handles and {@code invokedynamic} (including the
- * functional method a lambda implements); members it reaches through its own class that resolve to a Kafka
- * supertype (such as {@code SinkTask.context}). Not collected: generic signatures, annotations and debug
- * information, which the JVM does not link.
+ * <p>Collected from each main class: its Kafka superclass and interfaces; Kafka types in its field
+ * and method descriptors, thrown exceptions, instructions ({@code new}, casts, {@code instanceof},
+ * arrays, class literals), catch blocks and stack map frames; every method and field it invokes or
+ * accesses on a Kafka type (owner, name, descriptor), in code, method handles and {@code
+ * invokedynamic} (including the functional method a lambda implements); members it reaches through
+ * its own class that resolve to a Kafka supertype (such as {@code SinkTask.context}). Not
+ * collected: generic signatures, annotations and debug information, which the JVM does not link.
  */
 final class ApiLinkage {
   static final String KAFKA = "org/apache/kafka/";
 
-  private ApiLinkage() {
-  }
+  private ApiLinkage() {}
 
   static boolean isKafka(String internalName) {
     return internalName.startsWith(KAFKA);
@@ -60,13 +59,26 @@ final class ApiLinkage {
   // ---------------------------------------------------------------------------------------------
   // References
 
-  enum Kind { EXTENDS, IMPLEMENTS, CLASS, METHOD, FIELD }
+  enum Kind {
+    EXTENDS,
+    IMPLEMENTS,
+    CLASS,
+    METHOD,
+    FIELD
+  }
 
   /**
    * One symbolic reference of {@code caller}. {@code opcode} is the instruction (or the handle's
    * equivalent) that makes a member reference, {@code itf} whether it names an interface method.
    */
-  record Ref(String caller, Kind kind, String owner, String name, String descriptor, int opcode, boolean itf) {
+  record Ref(
+      String caller,
+      Kind kind,
+      String owner,
+      String name,
+      String descriptor,
+      int opcode,
+      boolean itf) {
     static Ref type(String caller, Kind kind, String owner) {
       return new Ref(caller, kind, owner, null, null, 0, false);
     }
@@ -76,8 +88,8 @@ final class ApiLinkage {
     }
 
     /**
-     * {@code owner.name descriptor}, {@code owner}, {@code extends owner} or {@code implements owner}: dotted
-     * class names, JVM descriptors.
+     * {@code owner.name descriptor}, {@code owner}, {@code extends owner} or {@code implements
+     * owner}: dotted class names, JVM descriptors.
      */
     String target() {
       return switch (kind) {
@@ -101,7 +113,9 @@ final class ApiLinkage {
     }
   }
 
-  /** A method a main class declares that overrides one of a Kafka supertype in the compile-time API. */
+  /**
+   * A method a main class declares that overrides one of a Kafka supertype in the compile-time API.
+   */
   record Overriding(String caller, String kafkaType, String name, String descriptor) {
     @Override
     public String toString() {
@@ -113,8 +127,13 @@ final class ApiLinkage {
   // Class models and where they come from
 
   /** The parts of a class file that linkage needs. */
-  record ClassInfo(String name, int access, String superName, List<String> interfaces,
-      Map<String, Integer> methods, Map<String, Integer> fields) {
+  record ClassInfo(
+      String name,
+      int access,
+      String superName,
+      List<String> interfaces,
+      Map<String, Integer> methods,
+      Map<String, Integer> fields) {
     boolean isInterface() {
       return (access & Opcodes.ACC_INTERFACE) != 0;
     }
@@ -123,32 +142,46 @@ final class ApiLinkage {
       Map<String, Integer> methods = new HashMap<>();
       Map<String, Integer> fields = new HashMap<>();
       Object[] header = new Object[4];
-      new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9) {
-        @Override
-        public void visit(int version, int access, String name, String signature, String superName,
-            String[] interfaces) {
-          header[0] = name;
-          header[1] = access;
-          header[2] = superName;
-          header[3] = interfaces == null ? List.of() : List.of(interfaces);
-        }
+      new ClassReader(bytes)
+          .accept(
+              new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public void visit(
+                    int version,
+                    int access,
+                    String name,
+                    String signature,
+                    String superName,
+                    String[] interfaces) {
+                  header[0] = name;
+                  header[1] = access;
+                  header[2] = superName;
+                  header[3] = interfaces == null ? List.of() : List.of(interfaces);
+                }
 
-        @Override
-        public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
-          fields.put(name + " " + descriptor, access);
-          return null;
-        }
+                @Override
+                public FieldVisitor visitField(
+                    int access, String name, String descriptor, String signature, Object value) {
+                  fields.put(name + " " + descriptor, access);
+                  return null;
+                }
 
-        @Override
-        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-            String[] exceptions) {
-          methods.put(name + descriptor, access);
-          return null;
-        }
-      }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+                @Override
+                public MethodVisitor visitMethod(
+                    int access,
+                    String name,
+                    String descriptor,
+                    String signature,
+                    String[] exceptions) {
+                  methods.put(name + descriptor, access);
+                  return null;
+                }
+              },
+              ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
       @SuppressWarnings("unchecked")
       List<String> interfaces = (List<String>) header[3];
-      return new ClassInfo((String) header[0], (Integer) header[1], (String) header[2], interfaces, methods, fields);
+      return new ClassInfo(
+          (String) header[0], (Integer) header[1], (String) header[2], interfaces, methods, fields);
     }
   }
 
@@ -174,7 +207,8 @@ final class ApiLinkage {
           String n = e.getName();
           if (n.endsWith(".class") && !n.startsWith("META-INF/")) {
             try (InputStream in = zip.getInputStream(e)) {
-              classes.putIfAbsent(n.substring(0, n.length() - ".class".length()), in.readAllBytes());
+              classes.putIfAbsent(
+                  n.substring(0, n.length() - ".class".length()), in.readAllBytes());
             }
           }
         }
@@ -237,7 +271,10 @@ final class ApiLinkage {
       return cache.computeIfAbsent(name, n -> bytes.find(n).map(ClassInfo::read));
     }
 
-    /** All supertypes of {@code name} (not itself), superclasses first, then interfaces, breadth first. */
+    /**
+     * All supertypes of {@code name} (not itself), superclasses first, then interfaces, breadth
+     * first.
+     */
     List<String> supertypes(String name) {
       Set<String> seen = new LinkedHashSet<>();
       for (String c = superOf(name); c != null; c = superOf(c)) {
@@ -248,7 +285,8 @@ final class ApiLinkage {
       todo.addAll(seen);
       Set<String> interfaces = new LinkedHashSet<>();
       while (!todo.isEmpty()) {
-        get(todo.poll()).ifPresent(ci -> ci.interfaces().stream().filter(interfaces::add).forEach(todo::add));
+        get(todo.poll())
+            .ifPresent(ci -> ci.interfaces().stream().filter(interfaces::add).forEach(todo::add));
       }
       seen.addAll(interfaces);
       return new ArrayList<>(seen);
@@ -263,9 +301,9 @@ final class ApiLinkage {
     }
 
     /**
-     * The class declaring the method a reference to {@code owner.name descriptor} resolves to: the owner,
-     * its superclasses, then (non-static, non-private) methods of its superinterfaces, then, for an
-     * interface, {@code Object}. Constructors are never inherited.
+     * The class declaring the method a reference to {@code owner.name descriptor} resolves to: the
+     * owner, its superclasses, then (non-static, non-private) methods of its superinterfaces, then,
+     * for an interface, {@code Object}. Constructors are never inherited.
      */
     Optional<String> resolveMethod(String owner, String name, String descriptor) {
       String key = name + descriptor;
@@ -294,7 +332,10 @@ final class ApiLinkage {
       return Optional.empty();
     }
 
-    /** The class declaring the field: the owner, its superinterfaces, then its superclass, recursively. */
+    /**
+     * The class declaring the field: the owner, its superinterfaces, then its superclass,
+     * recursively.
+     */
     Optional<String> resolveField(String owner, String name, String descriptor) {
       Optional<ClassInfo> ci = get(owner);
       if (ci.isEmpty()) {
@@ -309,7 +350,9 @@ final class ApiLinkage {
           return found;
         }
       }
-      return ci.get().superName() == null ? Optional.empty() : resolveField(ci.get().superName(), name, descriptor);
+      return ci.get().superName() == null
+          ? Optional.empty()
+          : resolveField(ci.get().superName(), name, descriptor);
     }
 
     int methodAccess(String declaring, String name, String descriptor) {
@@ -325,7 +368,8 @@ final class ApiLinkage {
       String missing = "missing in " + label;
       Optional<ClassInfo> owner = get(ref.owner());
       if (owner.isEmpty()) {
-        return Optional.of(ref.isMember() ? missing + ": no class " + dotted(ref.owner()) : missing);
+        return Optional.of(
+            ref.isMember() ? missing + ": no class " + dotted(ref.owner()) : missing);
       }
       if (!accessible(ref.caller(), owner.get().access(), ref.owner(), false)) {
         return Optional.of("class not public in " + label);
@@ -340,45 +384,64 @@ final class ApiLinkage {
           }
           return Optional.empty();
         case IMPLEMENTS:
-          return owner.get().isInterface() ? Optional.empty()
+          return owner.get().isInterface()
+              ? Optional.empty()
               : Optional.of("not an interface in " + label + ": IncompatibleClassChangeError");
         case CLASS:
           return Optional.empty();
-        case METHOD: {
-          if (ref.opcode() != Opcodes.INVOKESTATIC && ref.opcode() != Opcodes.INVOKESPECIAL
-              && ref.itf() != owner.get().isInterface()) {
-            return Optional.of((ref.itf() ? "a class" : "an interface") + " in " + label
-                + ": IncompatibleClassChangeError");
+        case METHOD:
+          {
+            if (ref.opcode() != Opcodes.INVOKESTATIC
+                && ref.opcode() != Opcodes.INVOKESPECIAL
+                && ref.itf() != owner.get().isInterface()) {
+              return Optional.of(
+                  (ref.itf() ? "a class" : "an interface")
+                      + " in "
+                      + label
+                      + ": IncompatibleClassChangeError");
+            }
+            Optional<String> declaring = resolveMethod(ref.owner(), ref.name(), ref.descriptor());
+            if (declaring.isEmpty()) {
+              return Optional.of(missing);
+            }
+            int access = methodAccess(declaring.get(), ref.name(), ref.descriptor());
+            return memberProblem(
+                ref, declaring.get(), access, ref.opcode() == Opcodes.INVOKESTATIC);
           }
-          Optional<String> declaring = resolveMethod(ref.owner(), ref.name(), ref.descriptor());
-          if (declaring.isEmpty()) {
-            return Optional.of(missing);
+        case FIELD:
+          {
+            Optional<String> declaring = resolveField(ref.owner(), ref.name(), ref.descriptor());
+            if (declaring.isEmpty()) {
+              return Optional.of(missing);
+            }
+            int access = fieldAccess(declaring.get(), ref.name(), ref.descriptor());
+            return memberProblem(
+                ref,
+                declaring.get(),
+                access,
+                ref.opcode() == Opcodes.GETSTATIC || ref.opcode() == Opcodes.PUTSTATIC);
           }
-          int access = methodAccess(declaring.get(), ref.name(), ref.descriptor());
-          return memberProblem(ref, declaring.get(), access, ref.opcode() == Opcodes.INVOKESTATIC);
-        }
-        case FIELD: {
-          Optional<String> declaring = resolveField(ref.owner(), ref.name(), ref.descriptor());
-          if (declaring.isEmpty()) {
-            return Optional.of(missing);
-          }
-          int access = fieldAccess(declaring.get(), ref.name(), ref.descriptor());
-          return memberProblem(ref, declaring.get(), access,
-              ref.opcode() == Opcodes.GETSTATIC || ref.opcode() == Opcodes.PUTSTATIC);
-        }
         default:
           throw new AssertionError(ref.kind());
       }
     }
 
-    private Optional<String> memberProblem(Ref ref, String declaring, int access, boolean wantStatic) {
+    private Optional<String> memberProblem(
+        Ref ref, String declaring, int access, boolean wantStatic) {
       if (ref.opcode() != 0 && ((access & Opcodes.ACC_STATIC) != 0) != wantStatic) {
-        return Optional.of((wantStatic ? "not static" : "static") + " in " + label
-            + ": IncompatibleClassChangeError");
+        return Optional.of(
+            (wantStatic ? "not static" : "static")
+                + " in "
+                + label
+                + ": IncompatibleClassChangeError");
       }
       if (!accessible(ref.caller(), access, declaring, true)) {
-        return Optional.of("not accessible in " + label + " (declared in " + dotted(declaring)
-            + "): IllegalAccessError");
+        return Optional.of(
+            "not accessible in "
+                + label
+                + " (declared in "
+                + dotted(declaring)
+                + "): IllegalAccessError");
       }
       return Optional.empty();
     }
@@ -406,23 +469,29 @@ final class ApiLinkage {
   // Scanning
 
   /** Everything one scan of the main classes found. */
-  record Scan(List<String> classes, Set<Ref> references, List<Problem> problems, List<Overriding> overrides,
-      List<Overriding> overridesMissingInOld) {
-  }
+  record Scan(
+      List<String> classes,
+      Set<Ref> references,
+      List<Problem> problems,
+      List<Overriding> overrides,
+      List<Overriding> overridesMissingInOld) {}
 
   /**
-   * Scans every class file under {@code mainClasses}: collects the Kafka references and resolves them in
-   * {@code old}; {@code compiled} is the API the classes were compiled against (to tell which members of
-   * the main classes override or inherit Kafka ones).
+   * Scans every class file under {@code mainClasses}: collects the Kafka references and resolves
+   * them in {@code old}; {@code compiled} is the API the classes were compiled against (to tell
+   * which members of the main classes override or inherit Kafka ones).
    */
   static Scan scan(Path mainClasses, Hierarchy compiled, Hierarchy old) {
     List<String> classes;
     try (Stream<Path> files = Files.walk(mainClasses)) {
-      classes = files.filter(p -> p.toString().endsWith(".class"))
-          .map(p -> mainClasses.relativize(p).toString().replace('\\', '/'))
-          .map(s -> s.substring(0, s.length() - ".class".length()))
-          .filter(s -> !s.endsWith("module-info") && !s.endsWith("package-info"))
-          .sorted().toList();
+      classes =
+          files
+              .filter(p -> p.toString().endsWith(".class"))
+              .map(p -> mainClasses.relativize(p).toString().replace('\\', '/'))
+              .map(s -> s.substring(0, s.length() - ".class".length()))
+              .filter(s -> !s.endsWith("module-info") && !s.endsWith("package-info"))
+              .sorted()
+              .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -435,12 +504,16 @@ final class ApiLinkage {
       new ClassReader(bytes).accept(new Collector(refs, throughMain), 0);
       overrides.addAll(overrides(c, compiled));
     }
-    // Members named through a main class (this.context, a static constant of a Kafka interface a main
-    // class implements) that the compile-time API resolves in a Kafka type are Kafka references too.
+    // Members named through a main class (this.context, a static constant of a Kafka interface a
+    // main
+    // class implements) that the compile-time API resolves in a Kafka type are Kafka references
+    // too.
     for (Ref r : throughMain) {
       if (mainNames.contains(r.owner())) {
-        Optional<String> declaring = r.kind() == Kind.METHOD ? compiled.resolveMethod(r.owner(), r.name(), r.descriptor())
-            : compiled.resolveField(r.owner(), r.name(), r.descriptor());
+        Optional<String> declaring =
+            r.kind() == Kind.METHOD
+                ? compiled.resolveMethod(r.owner(), r.name(), r.descriptor())
+                : compiled.resolveField(r.owner(), r.name(), r.descriptor());
         if (declaring.isEmpty() || isKafka(declaring.get())) {
           refs.add(r);
         }
@@ -449,51 +522,68 @@ final class ApiLinkage {
     List<Problem> problems = new ArrayList<>();
     Set<String> seen = new TreeSet<>();
     for (Ref r : refs) {
-      old.problem(r).ifPresent(why -> {
-        if (seen.add(r.line() + why)) {
-          problems.add(new Problem(r, why));
-        }
-      });
+      old.problem(r)
+          .ifPresent(
+              why -> {
+                if (seen.add(r.line() + why)) {
+                  problems.add(new Problem(r, why));
+                }
+              });
     }
     for (String c : classes) {
       problems.addAll(unimplementedAbstractMethods(c, old));
     }
-    List<Overriding> missingInOld = overrides.stream()
-        .filter(o -> old.supertypes(o.caller()).stream().filter(ApiLinkage::isKafka)
-            .noneMatch(t -> old.get(t).map(ci -> ci.methods().containsKey(o.name() + o.descriptor())).orElse(false)))
-        .toList();
+    List<Overriding> missingInOld =
+        overrides.stream()
+            .filter(
+                o ->
+                    old.supertypes(o.caller()).stream()
+                        .filter(ApiLinkage::isKafka)
+                        .noneMatch(
+                            t ->
+                                old.get(t)
+                                    .map(ci -> ci.methods().containsKey(o.name() + o.descriptor()))
+                                    .orElse(false)))
+            .toList();
     return new Scan(classes, refs, problems, overrides, missingInOld);
   }
 
-  /** Methods of {@code c} that a Kafka supertype declares (non-static, non-private) in {@code compiled}. */
+  /**
+   * Methods of {@code c} that a Kafka supertype declares (non-static, non-private) in {@code
+   * compiled}.
+   */
   private static List<Overriding> overrides(String c, Hierarchy compiled) {
     ClassInfo ci = compiled.get(c).orElseThrow();
-    List<String> kafkaSupertypes = compiled.supertypes(c).stream().filter(ApiLinkage::isKafka).toList();
+    List<String> kafkaSupertypes =
+        compiled.supertypes(c).stream().filter(ApiLinkage::isKafka).toList();
     List<Overriding> found = new ArrayList<>();
     if (kafkaSupertypes.isEmpty()) {
       return found;
     }
-    ci.methods().forEach((key, access) -> {
-      if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) != 0 || key.startsWith("<")) {
-        return;
-      }
-      for (String t : kafkaSupertypes) {
-        Integer a = compiled.get(t).map(ti -> ti.methods().get(key)).orElse(null);
-        if (a != null && (a & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) == 0) {
-          int paren = key.indexOf('(');
-          found.add(new Overriding(c, t, key.substring(0, paren), key.substring(paren)));
-          return;
-        }
-      }
-    });
+    ci.methods()
+        .forEach(
+            (key, access) -> {
+              if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) != 0
+                  || key.startsWith("<")) {
+                return;
+              }
+              for (String t : kafkaSupertypes) {
+                Integer a = compiled.get(t).map(ti -> ti.methods().get(key)).orElse(null);
+                if (a != null && (a & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) == 0) {
+                  int paren = key.indexOf('(');
+                  found.add(new Overriding(c, t, key.substring(0, paren), key.substring(paren)));
+                  return;
+                }
+              }
+            });
     found.sort((a, b) -> a.toString().compareTo(b.toString()));
     return found;
   }
 
   /**
-   * A concrete main class must implement every method a Kafka supertype of the old API declares abstract
-   * (else the old worker's call ends in AbstractMethodError), directly, through a superclass or as a
-   * default method.
+   * A concrete main class must implement every method a Kafka supertype of the old API declares
+   * abstract (else the old worker's call ends in AbstractMethodError), directly, through a
+   * superclass or as a default method.
    */
   private static List<Problem> unimplementedAbstractMethods(String c, Hierarchy old) {
     ClassInfo ci = old.get(c).orElseThrow();
@@ -507,14 +597,34 @@ final class ApiLinkage {
       if (!isKafka(t)) {
         continue;
       }
-      old.get(t).ifPresent(ti -> ti.methods().forEach((key, access) -> {
-        if ((access & Opcodes.ACC_ABSTRACT) == 0 || !checked.add(key) || implemented(c, key, supertypes, old)) {
-          return;
-        }
-        int paren = key.indexOf('(');
-        Ref ref = new Ref(c, Kind.METHOD, t, key.substring(0, paren), key.substring(paren), 0, ti.isInterface());
-        problems.add(new Problem(ref, "abstract in " + old.label() + " and not implemented: AbstractMethodError"));
-      }));
+      old.get(t)
+          .ifPresent(
+              ti ->
+                  ti.methods()
+                      .forEach(
+                          (key, access) -> {
+                            if ((access & Opcodes.ACC_ABSTRACT) == 0
+                                || !checked.add(key)
+                                || implemented(c, key, supertypes, old)) {
+                              return;
+                            }
+                            int paren = key.indexOf('(');
+                            Ref ref =
+                                new Ref(
+                                    c,
+                                    Kind.METHOD,
+                                    t,
+                                    key.substring(0, paren),
+                                    key.substring(paren),
+                                    0,
+                                    ti.isInterface());
+                            problems.add(
+                                new Problem(
+                                    ref,
+                                    "abstract in "
+                                        + old.label()
+                                        + " and not implemented: AbstractMethodError"));
+                          }));
     }
     return problems;
   }
@@ -530,7 +640,8 @@ final class ApiLinkage {
       Optional<ClassInfo> ti = old.get(t);
       if (ti.isPresent() && ti.get().isInterface()) {
         Integer a = ti.get().methods().get(key);
-        if (a != null && (a & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) == 0) {
+        if (a != null
+            && (a & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) == 0) {
           return true;
         }
       }
@@ -551,7 +662,12 @@ final class ApiLinkage {
     }
 
     @Override
-    public void visit(int version, int access, String name, String signature, String superName,
+    public void visit(
+        int version,
+        int access,
+        String name,
+        String signature,
+        String superName,
         String[] interfaces) {
       caller = name;
       if (superName != null && isKafka(superName)) {
@@ -567,14 +683,15 @@ final class ApiLinkage {
     }
 
     @Override
-    public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+    public FieldVisitor visitField(
+        int access, String name, String descriptor, String signature, Object value) {
       types(Type.getType(descriptor));
       return null;
     }
 
     @Override
-    public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-        String[] exceptions) {
+    public MethodVisitor visitMethod(
+        int access, String name, String descriptor, String signature, String[] exceptions) {
       types(Type.getMethodType(descriptor));
       if (exceptions != null) {
         for (String e : exceptions) {
@@ -593,22 +710,33 @@ final class ApiLinkage {
         }
 
         @Override
-        public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
+        public void visitMethodInsn(
+            int opcode, String owner, String name, String descriptor, boolean isInterface) {
           member(Kind.METHOD, owner, name, descriptor, opcode, isInterface);
         }
 
         @Override
-        public void visitInvokeDynamicInsn(String name, String descriptor, Handle bsm, Object... args) {
+        public void visitInvokeDynamicInsn(
+            String name, String descriptor, Handle bsm, Object... args) {
           types(Type.getMethodType(descriptor));
           handle(bsm);
           for (Object a : args) {
             constant(a);
           }
-          // A lambda or method reference: the worker calls the functional interface's method by name.
+          // A lambda or method reference: the worker calls the functional interface's method by
+          // name.
           Type produced = Type.getReturnType(descriptor);
-          if (bsm.getOwner().equals("java/lang/invoke/LambdaMetafactory") && args.length > 0
-              && args[0] instanceof Type sam && produced.getSort() == Type.OBJECT) {
-            member(Kind.METHOD, produced.getInternalName(), name, sam.getDescriptor(), Opcodes.INVOKEINTERFACE, true);
+          if (bsm.getOwner().equals("java/lang/invoke/LambdaMetafactory")
+              && args.length > 0
+              && args[0] instanceof Type sam
+              && produced.getSort() == Type.OBJECT) {
+            member(
+                Kind.METHOD,
+                produced.getInternalName(),
+                name,
+                sam.getDescriptor(),
+                Opcodes.INVOKEINTERFACE,
+                true);
           }
         }
 
@@ -630,7 +758,8 @@ final class ApiLinkage {
         }
 
         @Override
-        public void visitFrame(int type, int numLocal, Object[] local, int numStack, Object[] stack) {
+        public void visitFrame(
+            int type, int numLocal, Object[] local, int numStack, Object[] stack) {
           frameTypes(local, numLocal);
           frameTypes(stack, numStack);
         }
@@ -647,7 +776,8 @@ final class ApiLinkage {
       }
     }
 
-    private void member(Kind kind, String owner, String name, String descriptor, int opcode, boolean itf) {
+    private void member(
+        Kind kind, String owner, String name, String descriptor, int opcode, boolean itf) {
       types(kind == Kind.FIELD ? Type.getType(descriptor) : Type.getMethodType(descriptor));
       if (owner.startsWith("[")) {
         types(Type.getType(owner)); // clone() of an array
@@ -665,17 +795,24 @@ final class ApiLinkage {
     private void handle(Handle h) {
       int tag = h.getTag();
       boolean field = tag <= Opcodes.H_PUTSTATIC;
-      int opcode = switch (tag) {
-        case Opcodes.H_GETFIELD -> Opcodes.GETFIELD;
-        case Opcodes.H_GETSTATIC -> Opcodes.GETSTATIC;
-        case Opcodes.H_PUTFIELD -> Opcodes.PUTFIELD;
-        case Opcodes.H_PUTSTATIC -> Opcodes.PUTSTATIC;
-        case Opcodes.H_INVOKEVIRTUAL -> Opcodes.INVOKEVIRTUAL;
-        case Opcodes.H_INVOKESTATIC -> Opcodes.INVOKESTATIC;
-        case Opcodes.H_INVOKEINTERFACE -> Opcodes.INVOKEINTERFACE;
-        default -> Opcodes.INVOKESPECIAL; // H_INVOKESPECIAL, H_NEWINVOKESPECIAL
-      };
-      member(field ? Kind.FIELD : Kind.METHOD, h.getOwner(), h.getName(), h.getDesc(), opcode, h.isInterface());
+      int opcode =
+          switch (tag) {
+            case Opcodes.H_GETFIELD -> Opcodes.GETFIELD;
+            case Opcodes.H_GETSTATIC -> Opcodes.GETSTATIC;
+            case Opcodes.H_PUTFIELD -> Opcodes.PUTFIELD;
+            case Opcodes.H_PUTSTATIC -> Opcodes.PUTSTATIC;
+            case Opcodes.H_INVOKEVIRTUAL -> Opcodes.INVOKEVIRTUAL;
+            case Opcodes.H_INVOKESTATIC -> Opcodes.INVOKESTATIC;
+            case Opcodes.H_INVOKEINTERFACE -> Opcodes.INVOKEINTERFACE;
+            default -> Opcodes.INVOKESPECIAL; // H_INVOKESPECIAL, H_NEWINVOKESPECIAL
+          };
+      member(
+          field ? Kind.FIELD : Kind.METHOD,
+          h.getOwner(),
+          h.getName(),
+          h.getDesc(),
+          opcode,
+          h.isInterface());
     }
 
     private void constant(Object c) {
@@ -693,8 +830,10 @@ final class ApiLinkage {
     }
 
     private void className(String internalNameOrArray) {
-      types(internalNameOrArray.startsWith("[") ? Type.getType(internalNameOrArray)
-          : Type.getObjectType(internalNameOrArray));
+      types(
+          internalNameOrArray.startsWith("[")
+              ? Type.getType(internalNameOrArray)
+              : Type.getObjectType(internalNameOrArray));
     }
 
     private void types(Type t) {
@@ -711,8 +850,7 @@ final class ApiLinkage {
           }
           types(t.getReturnType());
         }
-        default -> {
-        }
+        default -> {}
       }
     }
   }

@@ -49,8 +49,20 @@ class ConnectApiTest {
 
   /** Delivered as renamed-7@42 by an SMT; consumed as orders-2@1000. */
   private static SinkRecord renamedRecord() {
-    return new SinkRecord("renamed", 7, null, "k", null, "v", 42L, 1L, TimestampType.CREATE_TIME, List.of(),
-        "orders", 2, 1000L);
+    return new SinkRecord(
+        "renamed",
+        7,
+        null,
+        "k",
+        null,
+        "v",
+        42L,
+        1L,
+        TimestampType.CREATE_TIME,
+        List.of(),
+        "orders",
+        2,
+        1000L);
   }
 
   @Test
@@ -76,7 +88,8 @@ class ConnectApiTest {
     ConnectApi api = ConnectApi.ofWorker();
     assertSame(RecordOrigin.ORIGINAL, api.recordOrigin());
     FakeSinkContext context = new FakeSinkContext();
-    try (Metrics worker = new Metrics(); PluginMetricsImpl plugin = new PluginMetricsImpl(worker, Map.of())) {
+    try (Metrics worker = new Metrics();
+        PluginMetricsImpl plugin = new PluginMetricsImpl(worker, Map.of())) {
       context.pluginMetrics = plugin;
       try (TaskMetricRegistry metrics = api.metrics(context, CONNECTOR, TASK)) {
         assertInstanceOf(PluginMetricRegistry.class, metrics);
@@ -86,7 +99,8 @@ class ConnectApiTest {
     try (TaskMetricRegistry metrics = api.metrics(new FakeSinkContext(), CONNECTOR, TASK)) {
       assertInstanceOf(JmxMetricRegistry.class, metrics);
     }
-    assertEquals("record coordinates before SMTs (originalTopic), metrics through Connect plugin metrics",
+    assertEquals(
+        "record coordinates before SMTs (originalTopic), metrics through Connect plugin metrics",
         api.toString());
   }
 
@@ -94,7 +108,8 @@ class ConnectApiTest {
   void beforeConnect41AnOwnRegistryPublishesTheTaskMetricsToJmx() throws JMException {
     ObjectName name = taskMBean();
     assertFalse(JMX.isRegistered(name));
-    TaskMetricRegistry registry = new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
+    TaskMetricRegistry registry =
+        new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
     assertInstanceOf(JmxMetricRegistry.class, registry);
     try {
       recordTwoCommits(registry);
@@ -109,7 +124,8 @@ class ConnectApiTest {
   @Test
   void pluginMetricsPublishUnderTheSameNamesAsTheOwnRegistry() throws Exception {
     Map<ObjectName, Set<String>> ownRegistry;
-    TaskMetricRegistry jmx = new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
+    TaskMetricRegistry jmx =
+        new ConnectApi(true, false).metrics(new FakeSinkContext(), CONNECTOR, TASK);
     try {
       recordTwoCommits(jmx);
       ownRegistry = published();
@@ -118,10 +134,15 @@ class ConnectApiTest {
     }
     assertEquals(Map.of(), published());
 
-    // What a Connect 4.1+ worker hands the task: plugin metrics over the worker's metrics, which report
+    // What a Connect 4.1+ worker hands the task: plugin metrics over the worker's metrics, which
+    // report
     // to JMX in the kafka.connect domain, tagged with the connector and the task.
-    Metrics workerMetrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
-        new KafkaMetricsContext("kafka.connect"));
+    Metrics workerMetrics =
+        new Metrics(
+            new MetricConfig(),
+            List.of(new JmxReporter()),
+            Time.SYSTEM,
+            new KafkaMetricsContext("kafka.connect"));
     Map<String, String> taskTags = new LinkedHashMap<>();
     taskTags.put("connector", CONNECTOR);
     taskTags.put("task", String.valueOf(TASK));
@@ -146,11 +167,18 @@ class ConnectApiTest {
 
   @Test
   void tasksSharingAWorkersMetricsKeepTheirOwnSensors() throws Exception {
-    Metrics workerMetrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
-        new KafkaMetricsContext("kafka.connect"));
-    PluginMetricsImpl task3 = new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "3"));
-    PluginMetricsImpl task4 = new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "4"));
-    ObjectName mbean4 = new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",task=4");
+    Metrics workerMetrics =
+        new Metrics(
+            new MetricConfig(),
+            List.of(new JmxReporter()),
+            Time.SYSTEM,
+            new KafkaMetricsContext("kafka.connect"));
+    PluginMetricsImpl task3 =
+        new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "3"));
+    PluginMetricsImpl task4 =
+        new PluginMetricsImpl(workerMetrics, Map.of("connector", CONNECTOR, "task", "4"));
+    ObjectName mbean4 =
+        new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",task=4");
     try {
       FakeSinkContext context3 = new FakeSinkContext();
       context3.pluginMetrics = task3;
@@ -173,30 +201,37 @@ class ConnectApiTest {
   /** The task's sensors as {@link SinkMetrics} creates them; records two commits on "commits". */
   private static void recordTwoCommits(TaskMetricRegistry registry) {
     Map<String, Sensor> sensors = new HashMap<>();
-    SinkMetrics.of(new MetricRegistry() {
-      @Override
-      public Sensor sensor(String name) {
-        Sensor s = registry.sensor(name);
-        sensors.put(name, s);
-        return s;
-      }
+    SinkMetrics.of(
+        new MetricRegistry() {
+          @Override
+          public Sensor sensor(String name) {
+            Sensor s = registry.sensor(name);
+            sensors.put(name, s);
+            return s;
+          }
 
-      @Override
-      public MetricName metricName(String name, String description) {
-        return registry.metricName(name, description);
-      }
-    });
+          @Override
+          public MetricName metricName(String name, String description) {
+            return registry.metricName(name, description);
+          }
+        });
     sensors.get("commits").record(1);
     sensors.get("commits").record(1);
   }
 
-  /** The plugin MBeans of connector conn-a in the platform MBeanServer, with their attribute names. */
+  /**
+   * The plugin MBeans of connector conn-a in the platform MBeanServer, with their attribute names.
+   */
   private static Map<ObjectName, Set<String>> published() throws JMException {
     Map<ObjectName, Set<String>> found = new HashMap<>();
-    for (ObjectName n : JMX.queryNames(new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",*"),
-        null)) {
-      found.put(n, Arrays.stream(JMX.getMBeanInfo(n).getAttributes()).map(MBeanAttributeInfo::getName)
-          .collect(Collectors.toCollection(TreeSet::new)));
+    for (ObjectName n :
+        JMX.queryNames(
+            new ObjectName("kafka.connect:type=plugins,connector=" + CONNECTOR + ",*"), null)) {
+      found.put(
+          n,
+          Arrays.stream(JMX.getMBeanInfo(n).getAttributes())
+              .map(MBeanAttributeInfo::getName)
+              .collect(Collectors.toCollection(TreeSet::new)));
     }
     return found;
   }

@@ -34,8 +34,11 @@ class DeltaSinkConfigTest {
 
   private static List<String> errorsOf(Map<String, String> props, String key) {
     Config result = new DeltaSinkConnector().validate(props);
-    return result.configValues().stream().filter(v -> v.name().equals(key)).findFirst()
-        .map(ConfigValue::errorMessages).orElseThrow();
+    return result.configValues().stream()
+        .filter(v -> v.name().equals(key))
+        .findFirst()
+        .map(ConfigValue::errorMessages)
+        .orElseThrow();
   }
 
   @Test
@@ -55,7 +58,8 @@ class DeltaSinkConfigTest {
 
   @Test
   void localTablesDefaultToTheFilesystemLogStore() {
-    assertEquals("filesystem", new DeltaSinkConfig(props("delta.table.path", "file:///tmp/t")).logStore());
+    assertEquals(
+        "filesystem", new DeltaSinkConfig(props("delta.table.path", "file:///tmp/t")).logStore());
   }
 
   @Test
@@ -74,29 +78,44 @@ class DeltaSinkConfigTest {
 
   @Test
   void unknownCodecListsTheValidOnes() {
-    List<String> errors = errorsOf(props("parquet.compression.codec", "brotli"), "parquet.compression.codec");
+    List<String> errors =
+        errorsOf(props("parquet.compression.codec", "brotli"), "parquet.compression.codec");
     assertTrue(errors.get(0).contains("snappy, zstd, gzip, lz4_raw, uncompressed"), errors.get(0));
   }
 
   @Test
   void codecsMapToParquet() {
-    assertEquals(CompressionCodecName.ZSTD, new DeltaSinkConfig(props("parquet.compression.codec", "ZSTD")).compressionCodec());
-    assertEquals(CompressionCodecName.LZ4_RAW, new DeltaSinkConfig(props("parquet.compression.codec", "lz4_raw")).compressionCodec());
-    assertEquals(CompressionCodecName.UNCOMPRESSED,
+    assertEquals(
+        CompressionCodecName.ZSTD,
+        new DeltaSinkConfig(props("parquet.compression.codec", "ZSTD")).compressionCodec());
+    assertEquals(
+        CompressionCodecName.LZ4_RAW,
+        new DeltaSinkConfig(props("parquet.compression.codec", "lz4_raw")).compressionCodec());
+    assertEquals(
+        CompressionCodecName.UNCOMPRESSED,
         new DeltaSinkConfig(props("parquet.compression.codec", "uncompressed")).compressionCodec());
   }
 
   @Test
   void duplicateOrNestedPartitionColumnsAreRejected() {
-    assertTrue(errorsOf(props("delta.table.partition.columns", "region,Region"), "delta.table.partition.columns")
-        .get(0).contains("twice"));
-    assertTrue(errorsOf(props("delta.table.partition.columns", "customer.tier"), "delta.table.partition.columns")
-        .get(0).contains("top-level"));
+    assertTrue(
+        errorsOf(
+                props("delta.table.partition.columns", "region,Region"),
+                "delta.table.partition.columns")
+            .get(0)
+            .contains("twice"));
+    assertTrue(
+        errorsOf(
+                props("delta.table.partition.columns", "customer.tier"),
+                "delta.table.partition.columns")
+            .get(0)
+            .contains("top-level"));
   }
 
   @Test
   void dynamoDbLogStoreNeedsAnS3aTable() {
-    Map<String, String> p = props("delta.table.path", "file:///tmp/t", "delta.log.store", "dynamodb");
+    Map<String, String> p =
+        props("delta.table.path", "file:///tmp/t", "delta.log.store", "dynamodb");
     assertTrue(errorsOf(p, "delta.log.store").get(0).contains("filesystem"));
     ConfigException e = assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
     assertTrue(e.getMessage().contains("s3a://"), e.getMessage());
@@ -104,10 +123,14 @@ class DeltaSinkConfigTest {
 
   @Test
   void nullBehaviorAndEvolutionModesAreValidated() {
-    assertTrue(errorsOf(props("behavior.on.null.values", "delete"), "behavior.on.null.values").get(0)
-        .contains("ignore, fail"));
-    assertTrue(errorsOf(props("delta.schema.evolution", "merge"), "delta.schema.evolution").get(0)
-        .contains("none, add-columns"));
+    assertTrue(
+        errorsOf(props("behavior.on.null.values", "delete"), "behavior.on.null.values")
+            .get(0)
+            .contains("ignore, fail"));
+    assertTrue(
+        errorsOf(props("delta.schema.evolution", "merge"), "delta.schema.evolution")
+            .get(0)
+            .contains("none, add-columns"));
   }
 
   @Test
@@ -118,9 +141,21 @@ class DeltaSinkConfigTest {
 
   @Test
   void hadoopSettingsCarryS3aAndPassThroughKeys() {
-    DeltaSinkConfig c = new DeltaSinkConfig(props("s3.endpoint", "http://127.0.0.1:9000", "s3.region", "eu-west-1",
-        "s3.path.style.access", "true", "aws.access.key.id", "AK", "aws.secret.access.key", "SK",
-        "hadoop.fs.s3a.connection.maximum", "77"));
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(
+            props(
+                "s3.endpoint",
+                "http://127.0.0.1:9000",
+                "s3.region",
+                "eu-west-1",
+                "s3.path.style.access",
+                "true",
+                "aws.access.key.id",
+                "AK",
+                "aws.secret.access.key",
+                "SK",
+                "hadoop.fs.s3a.connection.maximum",
+                "77"));
     Configuration conf = HadoopConfigurationFactory.create(c);
     assertEquals("http://127.0.0.1:9000", conf.get("fs.s3a.endpoint"));
     assertEquals("eu-west-1", conf.get("fs.s3a.endpoint.region"));
@@ -133,22 +168,29 @@ class DeltaSinkConfigTest {
     // connector's retry budget governs.
     assertEquals(2, conf.getInt("fs.s3a.retry.limit", -1));
     assertEquals(2, conf.getInt("fs.s3a.attempts.maximum", -1));
-    assertEquals(15_000, conf.getTimeDuration("fs.s3a.connection.establish.timeout", -1, TimeUnit.MILLISECONDS));
-    assertEquals(30_000, conf.getTimeDuration("fs.s3a.connection.request.timeout", -1, TimeUnit.MILLISECONDS));
+    assertEquals(
+        15_000,
+        conf.getTimeDuration("fs.s3a.connection.establish.timeout", -1, TimeUnit.MILLISECONDS));
+    assertEquals(
+        30_000,
+        conf.getTimeDuration("fs.s3a.connection.request.timeout", -1, TimeUnit.MILLISECONDS));
     assertEquals(4, conf.getInt("fs.s3a.retry.throttle.limit", -1));
   }
 
   @Test
   void hadoopSettingsOverrideTheShortS3aRetries() {
-    Configuration conf = HadoopConfigurationFactory.create(new DeltaSinkConfig(props(
-        "hadoop.fs.s3a.retry.limit", "7", "hadoop.fs.s3a.attempts.maximum", "5")));
+    Configuration conf =
+        HadoopConfigurationFactory.create(
+            new DeltaSinkConfig(
+                props("hadoop.fs.s3a.retry.limit", "7", "hadoop.fs.s3a.attempts.maximum", "5")));
     assertEquals(7, conf.getInt("fs.s3a.retry.limit", -1));
     assertEquals(5, conf.getInt("fs.s3a.attempts.maximum", -1));
   }
 
   @Test
   void secretIsNotPrintedWithTheConfig() {
-    DeltaSinkConfig c = new DeltaSinkConfig(props("aws.access.key.id", "AK", "aws.secret.access.key", "TOPSECRET"));
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(props("aws.access.key.id", "AK", "aws.secret.access.key", "TOPSECRET"));
     assertTrue(!c.toString().contains("TOPSECRET"));
     assertNull(new DeltaSinkConfig(props()).awsSecretAccessKey());
   }

@@ -57,8 +57,7 @@ abstract class AbstractCoreSinkIT {
     connect = ConnectCluster.start(getClass().getSimpleName(), 3);
   }
 
-  void startStorage() throws Exception {
-  }
+  void startStorage() throws Exception {}
 
   @AfterAll
   void stopCluster() throws Exception {
@@ -68,8 +67,7 @@ abstract class AbstractCoreSinkIT {
     stopStorage();
   }
 
-  void stopStorage() throws Exception {
-  }
+  void stopStorage() throws Exception {}
 
   Map<String, String> connectorConfig() {
     Map<String, String> c = new HashMap<>();
@@ -91,7 +89,9 @@ abstract class AbstractCoreSinkIT {
     long t0 = System.nanoTime();
     connect.kafka().createTopic(TOPIC, PARTITIONS);
     connect.configureConnector(CONNECTOR, connectorConfig());
-    connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(CONNECTOR, PARTITIONS, "tasks did not start");
+    connect
+        .assertions()
+        .assertConnectorAndExactlyNumTasksAreRunning(CONNECTOR, PARTITIONS, "tasks did not start");
 
     OrderRecords records = new OrderRecords();
     try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
@@ -99,33 +99,47 @@ abstract class AbstractCoreSinkIT {
       awaitTxnVersions(records.lastOffsets(), 240_000);
       long t1 = System.nanoTime();
       DeltaTableContents first = verify(records, FIRST_BATCH);
-      System.out.printf("[core-it %s] phase 1: %d records, table version %d, %d files, %.1f s%n",
-          getClass().getSimpleName(), FIRST_BATCH, first.version(), first.files().size(), (t1 - t0) / 1e9);
+      System.out.printf(
+          "[core-it %s] phase 1: %d records, table version %d, %d files, %.1f s%n",
+          getClass().getSimpleName(),
+          FIRST_BATCH,
+          first.version(),
+          first.files().size(),
+          (t1 - t0) / 1e9);
 
       // A worker leaves while records keep arriving; then the connector and its tasks restart.
       records.produce(producer, TOPIC, PARTITIONS, FIRST_BATCH, FIRST_BATCH + SECOND_BATCH / 2);
       WorkerHandle leaving = connect.workers().iterator().next();
       connect.removeWorker(leaving);
-      records.produce(producer, TOPIC, PARTITIONS, FIRST_BATCH + SECOND_BATCH / 2, FIRST_BATCH + SECOND_BATCH);
+      records.produce(
+          producer, TOPIC, PARTITIONS, FIRST_BATCH + SECOND_BATCH / 2, FIRST_BATCH + SECOND_BATCH);
       connect.restartConnectorAndTasks(CONNECTOR, false, false, false);
-      connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(CONNECTOR, PARTITIONS,
-          "tasks did not run again after the restart");
+      connect
+          .assertions()
+          .assertConnectorAndExactlyNumTasksAreRunning(
+              CONNECTOR, PARTITIONS, "tasks did not run again after the restart");
       awaitTxnVersions(records.lastOffsets(), 240_000);
       DeltaTableContents second = verify(records, FIRST_BATCH + SECOND_BATCH);
-      System.out.printf("[core-it %s] phase 2: %d records, table version %d, %d files, total %.1f s%n",
-          getClass().getSimpleName(), FIRST_BATCH + SECOND_BATCH, second.version(), second.files().size(),
+      System.out.printf(
+          "[core-it %s] phase 2: %d records, table version %d, %d files, total %.1f s%n",
+          getClass().getSimpleName(),
+          FIRST_BATCH + SECOND_BATCH,
+          second.version(),
+          second.files().size(),
           (System.nanoTime() - t0) / 1e9);
     }
   }
 
-  private void awaitTxnVersions(Map<TopicPartition, Long> expected, long timeoutMs) throws InterruptedException {
+  private void awaitTxnVersions(Map<TopicPartition, Long> expected, long timeoutMs)
+      throws InterruptedException {
     Map<String, Long> want = new TreeMap<>();
     expected.forEach((tp, offset) -> want.put(appId(tp), offset));
     long deadline = System.currentTimeMillis() + timeoutMs;
     Map<String, Long> held = Map.of();
     while (System.currentTimeMillis() < deadline) {
       try {
-        held = new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), tablePath(), want.keySet()));
+        held =
+            new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), tablePath(), want.keySet()));
       } catch (RuntimeException e) {
         System.out.println("[core-it] reading the table failed (retrying): " + e);
       }
@@ -135,17 +149,32 @@ abstract class AbstractCoreSinkIT {
       Thread.sleep(500);
     }
     // The summary line of a failed run shows this message, so it says where each task stands.
-    fail("txn versions did not reach the last offsets " + want + " within " + timeoutMs + " ms; table holds "
-        + held + "; " + taskStates());
+    fail(
+        "txn versions did not reach the last offsets "
+            + want
+            + " within "
+            + timeoutMs
+            + " ms; table holds "
+            + held
+            + "; "
+            + taskStates());
   }
 
   /** What Connect says of the tasks (a failed task's trace says why a partition stopped moving). */
   private String taskStates() {
     try {
-      return "connector status: " + connect.connectorStatus(CONNECTOR).tasks().stream()
-          .map(t -> "task " + t.id() + " " + t.state() + " on " + t.workerId()
-              + (t.trace() == null ? "" : ": " + t.trace()))
-          .toList();
+      return "connector status: "
+          + connect.connectorStatus(CONNECTOR).tasks().stream()
+              .map(
+                  t ->
+                      "task "
+                          + t.id()
+                          + " "
+                          + t.state()
+                          + " on "
+                          + t.workerId()
+                          + (t.trace() == null ? "" : ": " + t.trace()))
+              .toList();
     } catch (RuntimeException e) {
       return "connector status unavailable: " + e;
     }
@@ -158,21 +187,37 @@ abstract class AbstractCoreSinkIT {
   private DeltaTableContents verify(OrderRecords records, int expectedRows) throws Exception {
     DeltaTableContents table = DeltaTableContents.read(readerConf(), tablePath());
     assertEquals(expectedRows, table.idCounts().size(), "distinct records in the table");
-    assertEquals(expectedRows, table.rows(), "rows in the table (duplicates would exceed the distinct count)");
+    assertEquals(
+        expectedRows,
+        table.rows(),
+        "rows in the table (duplicates would exceed the distinct count)");
     for (long id = 0; id < expectedRows; id++) {
-      assertEquals(1, table.idCounts().getOrDefault(id, 0), "copies of record " + id + " at "
-          + records.partitionOfId.get(id) + "@" + records.offsetOfId.get(id));
-      assertEquals(OrderRecords.region(id), table.partitionValuesById().get(id).get("region"),
+      assertEquals(
+          1,
+          table.idCounts().getOrDefault(id, 0),
+          "copies of record "
+              + id
+              + " at "
+              + records.partitionOfId.get(id)
+              + "@"
+              + records.offsetOfId.get(id));
+      assertEquals(
+          OrderRecords.region(id),
+          table.partitionValuesById().get(id).get("region"),
           "partition value of record " + id);
     }
     Map<String, Long> wantVersions = new TreeMap<>();
     records.lastOffsets().forEach((tp, offset) -> wantVersions.put(appId(tp), offset));
-    assertEquals(wantVersions, new TreeMap<>(
-        DeltaTableContents.txnVersions(readerConf(), tablePath(), wantVersions.keySet())), "txn versions");
+    assertEquals(
+        wantVersions,
+        new TreeMap<>(
+            DeltaTableContents.txnVersions(readerConf(), tablePath(), wantVersions.keySet())),
+        "txn versions");
 
     assertEquals(List.of("region"), table.metadata().getPartitionColumns());
     StructType schema = table.metadata().getSchema();
-    assertEquals(List.of("id", "region", "amount", "ts", "note", "tags", "customer"),
+    assertEquals(
+        List.of("id", "region", "amount", "ts", "note", "tags", "customer"),
         List.of(schema.getFieldNames()));
     assertEquals(new LongType(), schema.get("id").getDataType());
     assertEquals(new StringType(), schema.get("region").getDataType());
@@ -187,7 +232,8 @@ abstract class AbstractCoreSinkIT {
     for (AddFile add : table.files()) {
       JsonNode stats = json.readTree(add.getStats());
       statRows += stats.get("numRecords").asLong();
-      assertTrue(stats.get("minValues").get("id").asLong() <= stats.get("maxValues").get("id").asLong());
+      assertTrue(
+          stats.get("minValues").get("id").asLong() <= stats.get("maxValues").get("id").asLong());
     }
     assertEquals(expectedRows, statRows, "numRecords in the files' stats");
     return table;

@@ -35,10 +35,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Fault tests on one Connect cluster (3 workers) writing s3a:// tables (s3proxy, objects on disk) with
- * commits coordinated through DynamoDB (dynalite, on disk), so both services can be stopped and started
- * again on the same port with the same data. Each test drives its own {@link Pipeline}: a topic of
- * {@value #PARTITIONS} partitions, a connector of {@value #TASKS} tasks and its own table.
+ * Fault tests on one Connect cluster (3 workers) writing s3a:// tables (s3proxy, objects on disk)
+ * with commits coordinated through DynamoDB (dynalite, on disk), so both services can be stopped
+ * and started again on the same port with the same data. Each test drives its own {@link Pipeline}:
+ * a topic of {@value #PARTITIONS} partitions, a connector of {@value #TASKS} tasks and its own
+ * table.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractFaultIT {
@@ -79,7 +80,10 @@ abstract class AbstractFaultIT {
     }
   }
 
-  /** Reads tables independently of the connector (its own DeltaLog; same JVM-wide s3a and DynamoDB clients). */
+  /**
+   * Reads tables independently of the connector (its own DeltaLog; same JVM-wide s3a and DynamoDB
+   * clients).
+   */
   Configuration readerConf() {
     Configuration conf = s3.hadoopConf();
     conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
@@ -90,7 +94,8 @@ abstract class AbstractFaultIT {
   }
 
   /** Waits for a condition; exceptions count as "not yet" (a service may be down on purpose). */
-  static void await(String what, long timeoutMs, Callable<Boolean> condition, Supplier<String> state)
+  static void await(
+      String what, long timeoutMs, Callable<Boolean> condition, Supplier<String> state)
       throws InterruptedException {
     long deadline = System.currentTimeMillis() + timeoutMs;
     Exception last = null;
@@ -104,8 +109,14 @@ abstract class AbstractFaultIT {
       }
       Thread.sleep(250);
     }
-    fail("Timed out after " + timeoutMs + " ms waiting for " + what + ". State: " + state.get()
-        + (last == null ? "" : ". Last error: " + last));
+    fail(
+        "Timed out after "
+            + timeoutMs
+            + " ms waiting for "
+            + what
+            + ". State: "
+            + state.get()
+            + (last == null ? "" : ". Last error: " + last));
   }
 
   static void log(String format, Object... args) {
@@ -116,8 +127,14 @@ abstract class AbstractFaultIT {
   record Verified(long rows, int kafkaPartitions, long tableVersion, int files) {
     @Override
     public String toString() {
-      return rows + " rows exactly once, " + kafkaPartitions + " txn versions at the last offsets, table version "
-          + tableVersion + ", " + files + " files";
+      return rows
+          + " rows exactly once, "
+          + kafkaPartitions
+          + " txn versions at the last offsets, table version "
+          + tableVersion
+          + ", "
+          + files
+          + " files";
     }
   }
 
@@ -149,7 +166,8 @@ abstract class AbstractFaultIT {
       c.put("value.converter.schemas.enable", "true");
       c.put("delta.table.path", table);
       c.put("delta.table.partition.columns", "region");
-      // One table takes about one commit a second here (s3proxy on disk, dynalite, 2 shared cores): more
+      // One table takes about one commit a second here (s3proxy on disk, dynalite, 2 shared cores):
+      // more
       // frequent flushes from 8 tasks only make them lose version races to each other.
       c.put("flush.interval.ms", "3000");
       c.putAll(s3.connectorConfig());
@@ -171,8 +189,10 @@ abstract class AbstractFaultIT {
     }
 
     void awaitTasksRunning(int tasks) throws InterruptedException {
-      connect.assertions().assertConnectorAndExactlyNumTasksAreRunning(connector, tasks,
-          connector + " did not run " + tasks + " tasks");
+      connect
+          .assertions()
+          .assertConnectorAndExactlyNumTasksAreRunning(
+              connector, tasks, connector + " did not run " + tasks + " tasks");
     }
 
     ConnectorStateInfo status() {
@@ -181,7 +201,8 @@ abstract class AbstractFaultIT {
 
     String describeTasks() {
       try {
-        return status().tasks().stream().map(t -> t.id() + "=" + t.state() + "@" + t.workerId())
+        return status().tasks().stream()
+            .map(t -> t.id() + "=" + t.state() + "@" + t.workerId())
             .collect(Collectors.joining(", "));
       } catch (RuntimeException e) {
         return "(status unavailable: " + e + ")";
@@ -209,16 +230,19 @@ abstract class AbstractFaultIT {
       private final Thread thread;
 
       Background(int chunk, long pauseMs) {
-        thread = new Thread(() -> {
-          try {
-            while (running.get()) {
-              produce(chunk);
-              Thread.sleep(pauseMs);
-            }
-          } catch (Exception e) {
-            error.set(e);
-          }
-        }, "producer-" + topic);
+        thread =
+            new Thread(
+                () -> {
+                  try {
+                    while (running.get()) {
+                      produce(chunk);
+                      Thread.sleep(pauseMs);
+                    }
+                  } catch (Exception e) {
+                    error.set(e);
+                  }
+                },
+                "producer-" + topic);
         thread.setDaemon(true);
         thread.start();
       }
@@ -248,11 +272,21 @@ abstract class AbstractFaultIT {
       return new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), table, appIds));
     }
 
-    /** Waits until the table's txn version of every partition is the offset of the last record produced. */
+    /**
+     * Waits until the table's txn version of every partition is the offset of the last record
+     * produced.
+     */
     void awaitDurable(long timeoutMs) throws InterruptedException {
       Map<String, Long> want = expectedTxnVersions();
-      await("txn versions " + want + " in " + table, timeoutMs, () -> want.equals(txnVersions(want.keySet())),
-          () -> "table holds " + safe(() -> txnVersions(want.keySet())) + "; tasks " + describeTasks());
+      await(
+          "txn versions " + want + " in " + table,
+          timeoutMs,
+          () -> want.equals(txnVersions(want.keySet())),
+          () ->
+              "table holds "
+                  + safe(() -> txnVersions(want.keySet()))
+                  + "; tasks "
+                  + describeTasks());
     }
 
     /**
@@ -268,20 +302,29 @@ abstract class AbstractFaultIT {
       missing.removeAll(contents.idCounts().keySet());
       Set<Long> unexpected = new HashSet<>(contents.idCounts().keySet());
       unexpected.removeAll(want);
-      Map<Long, Integer> duplicates = contents.idCounts().entrySet().stream().filter(e -> e.getValue() != 1)
-          .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
-      assertEquals(Set.of(), sample(missing), missing.size() + " record(s) missing, e.g. (id → partition@offset) "
-          + where(missing));
+      Map<Long, Integer> duplicates =
+          contents.idCounts().entrySet().stream()
+              .filter(e -> e.getValue() != 1)
+              .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+      assertEquals(
+          Set.of(),
+          sample(missing),
+          missing.size() + " record(s) missing, e.g. (id → partition@offset) " + where(missing));
       assertEquals(Set.of(), sample(unexpected), unexpected.size() + " unexpected record(s)");
-      assertEquals(Map.of(), duplicates, duplicates.size() + " record(s) more than once: " + where(duplicates.keySet()));
+      assertEquals(
+          Map.of(),
+          duplicates,
+          duplicates.size() + " record(s) more than once: " + where(duplicates.keySet()));
       assertEquals(want.size(), contents.rows(), "rows");
       Map<String, Long> versions = expectedTxnVersions();
       assertEquals(versions, txnVersions(versions.keySet()), "txn versions");
-      return new Verified(contents.rows(), versions.size(), contents.version(), contents.files().size());
+      return new Verified(
+          contents.rows(), versions.size(), contents.version(), contents.files().size());
     }
 
     private String where(Set<Long> ids) {
-      return sample(ids).stream().map(id -> id + "→" + records.partitionOfId.get(id) + "@" + records.offsetOfId.get(id))
+      return sample(ids).stream()
+          .map(id -> id + "→" + records.partitionOfId.get(id) + "@" + records.offsetOfId.get(id))
           .collect(Collectors.joining(", "));
     }
 
@@ -309,7 +352,9 @@ abstract class AbstractFaultIT {
   }
 
   static List<String> traces(ConnectorStateInfo status) {
-    return status.tasks().stream().filter(t -> t.trace() != null).map(ConnectorStateInfo.AbstractState::trace)
+    return status.tasks().stream()
+        .filter(t -> t.trace() != null)
+        .map(ConnectorStateInfo.AbstractState::trace)
         .toList();
   }
 }

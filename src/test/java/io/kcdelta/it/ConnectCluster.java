@@ -9,8 +9,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /** An embedded Kafka (KRaft) + Connect cluster tuned for fast test start-up (see LAB.md). */
 public final class ConnectCluster {
-  private ConnectCluster() {
-  }
+  private ConnectCluster() {}
 
   public static EmbeddedConnectCluster start(String name, int workers) {
     Map<String, String> workerProps = new HashMap<>();
@@ -23,13 +22,15 @@ public final class ConnectCluster {
     brokerProps.put("offsets.topic.num.partitions", "1");
     brokerProps.put("group.initial.rebalance.delay.ms", "0");
     brokerProps.put("auto.create.topics.enable", "false");
-    EmbeddedConnectCluster connect = (EmbeddedConnectCluster) new EmbeddedConnectCluster.Builder()
-        .name(name)
-        .numWorkers(workers)
-        .numBrokers(1)
-        .workerProps(workerProps)
-        .brokerProps(brokerProps)
-        .build();
+    EmbeddedConnectCluster connect =
+        (EmbeddedConnectCluster)
+            new EmbeddedConnectCluster.Builder()
+                .name(name)
+                .numWorkers(workers)
+                .numBrokers(1)
+                .workerProps(workerProps)
+                .brokerProps(brokerProps)
+                .build();
     connect.start();
     return connect;
   }

@@ -16,12 +16,19 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 
-/** What a Delta table holds, read independently of the connector: Delta Standalone + parquet-hadoop. */
-public record DeltaTableContents(long version, Metadata metadata, List<AddFile> files,
-    Map<Long, Integer> idCounts, Map<Long, Map<String, String>> partitionValuesById) {
+/**
+ * What a Delta table holds, read independently of the connector: Delta Standalone + parquet-hadoop.
+ */
+public record DeltaTableContents(
+    long version,
+    Metadata metadata,
+    List<AddFile> files,
+    Map<Long, Integer> idCounts,
+    Map<Long, Map<String, String>> partitionValuesById) {
 
   /** The txn versions of the given appIds (-1 for none), read through a fresh DeltaLog. */
-  public static Map<String, Long> txnVersions(Configuration conf, String tablePath, Collection<String> appIds) {
+  public static Map<String, Long> txnVersions(
+      Configuration conf, String tablePath, Collection<String> appIds) {
     OptimisticTransaction txn = DeltaLog.forTable(conf, tablePath).startTransaction();
     Map<String, Long> out = new HashMap<>();
     for (String appId : appIds) {
@@ -46,7 +53,8 @@ public record DeltaTableContents(long version, Metadata metadata, List<AddFile> 
         partitions.put(id, add.getPartitionValues());
       }
     }
-    return new DeltaTableContents(snapshot.getVersion(), snapshot.getMetadata(), files, counts, partitions);
+    return new DeltaTableContents(
+        snapshot.getVersion(), snapshot.getMetadata(), files, counts, partitions);
   }
 
   public long rows() {

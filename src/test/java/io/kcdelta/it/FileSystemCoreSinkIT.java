@@ -7,8 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The core test on a local file:// table with the filesystem log store. */
 class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Override
   String tablePath() {

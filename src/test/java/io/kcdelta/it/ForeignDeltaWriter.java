@@ -28,12 +28,14 @@ import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
- * Another writer of the connector's table, run in its own JVM: appends {@link OrderRecords} rows with
- * ids {@code [idFrom, idFrom + commits * rowsPerCommit)} through Delta Standalone and the DynamoDB log
- * store, one commit at a time, each carrying the txn {@code appId} at the commit's index (so a lost
- * commit shows as a gap). Resumes after its own last durable commit. Prints one line per commit.
+ * Another writer of the connector's table, run in its own JVM: appends {@link OrderRecords} rows
+ * with ids {@code [idFrom, idFrom + commits * rowsPerCommit)} through Delta Standalone and the
+ * DynamoDB log store, one commit at a time, each carrying the txn {@code appId} at the commit's
+ * index (so a lost commit shows as a gap). Resumes after its own last durable commit. Prints one
+ * line per commit.
  *
- * <p>Args: tablePath s3Endpoint dynamoEndpoint dynamoTable appId idFrom commits rowsPerCommit pauseMs
+ * <p>Args: tablePath s3Endpoint dynamoEndpoint dynamoTable appId idFrom commits rowsPerCommit
+ * pauseMs
  */
 public final class ForeignDeltaWriter {
 
@@ -72,7 +74,9 @@ public final class ForeignDeltaWriter {
       long from = idFrom + (long) i * rowsPerCommit;
       for (long id = from; id < from + rowsPerCommit; id++) {
         SchemaAndValue row = converter.toConnectData("foreign", OrderRecords.json(id));
-        byRegion.computeIfAbsent(OrderRecords.region(id), r -> new ArrayList<>()).add((Struct) row.value());
+        byRegion
+            .computeIfAbsent(OrderRecords.region(id), r -> new ArrayList<>())
+            .add((Struct) row.value());
       }
       List<Action> actions = new ArrayList<>();
       long now = System.currentTimeMillis();
@@ -80,19 +84,26 @@ public final class ForeignDeltaWriter {
         String relative = "region=" + e.getKey() + "/foreign-" + UUID.randomUUID() + ".parquet";
         Path file = new Path(tablePath + "/" + relative);
         DataFile data;
-        try (ParquetFileWriter writer = new ParquetFileWriter(conf, file, e.getValue().get(0).schema(),
-            Set.of("region"), CompressionCodecName.SNAPPY)) {
+        try (ParquetFileWriter writer =
+            new ParquetFileWriter(
+                conf,
+                file,
+                e.getValue().get(0).schema(),
+                Set.of("region"),
+                CompressionCodecName.SNAPPY)) {
           for (Struct s : e.getValue()) {
             writer.write(s);
           }
           data = writer.finish();
         }
-        actions.add(AddFile.builder(relative, Map.of("region", e.getKey()), data.sizeBytes(), now, true)
-            .stats(json.writeValueAsString(data.statsJson()))
-            .build());
+        actions.add(
+            AddFile.builder(relative, Map.of("region", e.getKey()), data.sizeBytes(), now, true)
+                .stats(json.writeValueAsString(data.statsJson()))
+                .build());
       }
       actions.add(new SetTransaction(appId, i, Optional.of(now)));
-      long version = txn.commit(actions, new Operation(Operation.Name.WRITE), "foreign-writer").getVersion();
+      long version =
+          txn.commit(actions, new Operation(Operation.Name.WRITE), "foreign-writer").getVersion();
       System.out.println("COMMITTED " + i + " AT VERSION " + version);
       Thread.sleep(pauseMs);
     }

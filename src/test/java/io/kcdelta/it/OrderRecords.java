@@ -14,13 +14,15 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Test records: orders in JsonConverter's schema envelope, each with a unique id, produced to a chosen
- * partition. Remembers where each id landed so tests can check every (partition, offset) exactly once.
+ * Test records: orders in JsonConverter's schema envelope, each with a unique id, produced to a
+ * chosen partition. Remembers where each id landed so tests can check every (partition, offset)
+ * exactly once.
  */
 public final class OrderRecords {
   public static final String[] REGIONS = {"eu", "us", "apac", "latam"};
 
-  static final String SCHEMA = """
+  static final String SCHEMA =
+      """
       {"type":"struct","name":"Order","optional":false,"fields":[
        {"field":"id","type":"int64","optional":false},
        {"field":"region","type":"string","optional":false},
@@ -31,10 +33,12 @@ public final class OrderRecords {
        {"field":"customer","type":"struct","optional":true,"fields":[
          {"field":"name","type":"string","optional":false},
          {"field":"tier","type":"int32","optional":false}]}
-      ]}""".replaceAll("\\s*\\n\\s*", "");
+      ]}"""
+          .replaceAll("\\s*\\n\\s*", "");
 
   /** id → where it was written. */
   public final Map<Long, TopicPartition> partitionOfId = new ConcurrentHashMap<>();
+
   public final Map<Long, Long> offsetOfId = new ConcurrentHashMap<>();
 
   public static String region(long id) {
@@ -42,25 +46,49 @@ public final class OrderRecords {
   }
 
   public static byte[] json(long id) {
-    String amount = Base64.getEncoder().encodeToString(
-        BigDecimal.valueOf(id * 7 % 100_000, 2).unscaledValue().toByteArray());
+    String amount =
+        Base64.getEncoder()
+            .encodeToString(BigDecimal.valueOf(id * 7 % 100_000, 2).unscaledValue().toByteArray());
     String note = id % 5 == 0 ? "null" : "\"note for order " + id + "\"";
-    String customer = id % 7 == 0 ? "null" : "{\"name\":\"customer-" + (id % 1000) + "\",\"tier\":" + (id % 3) + "}";
-    String payload = "{\"id\":" + id + ",\"region\":\"" + region(id) + "\",\"amount\":\"" + amount + "\",\"ts\":"
-        + (1_700_000_000_000L + id) + ",\"note\":" + note + ",\"tags\":[\"t" + (id % 3) + "\",\"x\"],\"customer\":"
-        + customer + "}";
-    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload + "}").getBytes(StandardCharsets.UTF_8);
+    String customer =
+        id % 7 == 0
+            ? "null"
+            : "{\"name\":\"customer-" + (id % 1000) + "\",\"tier\":" + (id % 3) + "}";
+    String payload =
+        "{\"id\":"
+            + id
+            + ",\"region\":\""
+            + region(id)
+            + "\",\"amount\":\""
+            + amount
+            + "\",\"ts\":"
+            + (1_700_000_000_000L + id)
+            + ",\"note\":"
+            + note
+            + ",\"tags\":[\"t"
+            + (id % 3)
+            + "\",\"x\"],\"customer\":"
+            + customer
+            + "}";
+    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload + "}")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Sends ids [from, to) round-robin over the topic's partitions, asynchronously, and waits for all. */
-  public void produce(KafkaProducer<byte[], byte[]> producer, String topic, int partitions, long from, long to)
+  /**
+   * Sends ids [from, to) round-robin over the topic's partitions, asynchronously, and waits for
+   * all.
+   */
+  public void produce(
+      KafkaProducer<byte[], byte[]> producer, String topic, int partitions, long from, long to)
       throws Exception {
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     List<Long> ids = new ArrayList<>();
     for (long id = from; id < to; id++) {
       int partition = (int) (id % partitions);
-      sent.add(producer.send(new ProducerRecord<>(topic, partition, Long.toString(id).getBytes(StandardCharsets.UTF_8),
-          json(id))));
+      sent.add(
+          producer.send(
+              new ProducerRecord<>(
+                  topic, partition, Long.toString(id).getBytes(StandardCharsets.UTF_8), json(id))));
       ids.add(id);
     }
     producer.flush();

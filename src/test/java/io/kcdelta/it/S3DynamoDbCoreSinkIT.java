@@ -8,7 +8,9 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
-/** The core test on an s3a:// table (s3proxy) with commits coordinated through DynamoDB (dynalite). */
+/**
+ * The core test on an s3a:// table (s3proxy) with commits coordinated through DynamoDB (dynalite).
+ */
 class S3DynamoDbCoreSinkIT extends AbstractCoreSinkIT {
   private S3Proxy s3;
   private Dynalite dynamo;

@@ -27,85 +27,105 @@ import org.junit.jupiter.api.Test;
 /** Three JVMs append concurrently to one table: DynamoDB, not a JVM lock, keeps them apart. */
 class DynamoDbLogStoreMultiProcessIT {
 
-    private static final int PROCESSES = 3;
-    /** 50 per the brief; {@code -Dkcdelta.it.multiprocess.commits} lowers it on a crowded machine. */
-    private static final int COMMITS = Integer.getInteger("kcdelta.it.multiprocess.commits", 50);
-    private static final String DDB_TABLE = "delta_log_multiprocess";
+  private static final int PROCESSES = 3;
 
-    @Test
-    void concurrentProcessesCommitEveryVersionExactlyOnce() throws Exception {
-        // Under target/ rather than a @TempDir: the writers' logs are what one reads after a failure.
-        Path dir = Files.createDirectories(Path.of("target", "multiprocess-it", Long.toString(System.currentTimeMillis())));
-        try (Dynalite ddb = Dynalite.inMemory(); S3Proxy s3 = S3Proxy.inMemory()) {
-            Configuration conf = LogStoreTestSupport.conf(s3, ddb, DDB_TABLE);
-            String tablePath = LogStoreTestSupport.uniqueTablePath(s3);
-            LogStoreTestSupport.createDeltaTable(conf, tablePath);
+  /** 50 per the brief; {@code -Dkcdelta.it.multiprocess.commits} lowers it on a crowded machine. */
+  private static final int COMMITS = Integer.getInteger("kcdelta.it.multiprocess.commits", 50);
 
-            List<Process> processes = new ArrayList<>();
-            List<Path> outputs = new ArrayList<>();
-            for (int p = 0; p < PROCESSES; p++) {
-                Path out = dir.resolve("writer-" + p + ".versions");
-                outputs.add(out);
-                List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC"));
-                String extra = System.getProperty("kcdelta.it.child.jvmArgs", "").replace("{n}", Integer.toString(p));
-                if (!extra.isBlank()) {
-                    cmd.addAll(List.of(extra.trim().split("\\s+")));
-                }
-                cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MultiProcessCommitter.class.getName(),
-                        s3.endpoint().toString(), ddb.endpoint().toString(), DDB_TABLE, tablePath, "w" + p,
-                        Integer.toString(COMMITS), out.toAbsolutePath().toString()));
-                processes.add(new ProcessBuilder(cmd)
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("writer-" + p + ".log").toFile())
-                        .start());
-            }
-            for (int p = 0; p < PROCESSES; p++) {
-                Process proc = processes.get(p);
-                Path log = dir.resolve("writer-" + p + ".log");
-                if (!proc.waitFor(10, TimeUnit.MINUTES)) {
-                    processes.forEach(Process::destroyForcibly);
-                    throw new AssertionError("writer " + p + " did not finish in time");
-                }
-                assertEquals(0, proc.exitValue(), () -> "writer failed:\n" + tail(log));
-            }
+  private static final String DDB_TABLE = "delta_log_multiprocess";
 
-            Map<Long, String> winnerOf = new TreeMap<>();
-            for (Path out : outputs) {
-                List<String> lines = Files.readAllLines(out);
-                assertEquals(COMMITS, lines.size(), out.toString());
-                for (String line : lines) {
-                    String[] parts = line.split(" ");
-                    String previous = winnerOf.put(Long.parseLong(parts[0]), parts[1]);
-                    assertNull(previous, "version " + parts[0] + " reported by two writers");
-                }
-            }
-            int total = PROCESSES * COMMITS;
-            Set<Long> expectedVersions = new HashSet<>();
-            for (long v = 1; v <= total; v++) {
-                expectedVersions.add(v);
-            }
-            assertEquals(expectedVersions, winnerOf.keySet(), "versions 1.." + total + " contiguous");
-            for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
-                assertTrue(read(conf, deltaFile(tablePath, e.getKey())).contains("\"path\":\"" + e.getValue() + "\""),
-                        "version " + e.getKey() + " was overwritten: it lacks " + e.getValue());
-            }
-            DeltaLog log = DeltaLog.forTable(conf, tablePath);
-            assertEquals(total, log.update().getVersion());
-            Set<String> files = log.snapshot().getAllFiles().stream().map(AddFile::getPath).collect(Collectors.toSet());
-            assertEquals(Set.copyOf(winnerOf.values()), files, "every process's files are in the snapshot");
+  @Test
+  void concurrentProcessesCommitEveryVersionExactlyOnce() throws Exception {
+    // Under target/ rather than a @TempDir: the writers' logs are what one reads after a failure.
+    Path dir =
+        Files.createDirectories(
+            Path.of("target", "multiprocess-it", Long.toString(System.currentTimeMillis())));
+    try (Dynalite ddb = Dynalite.inMemory();
+        S3Proxy s3 = S3Proxy.inMemory()) {
+      Configuration conf = LogStoreTestSupport.conf(s3, ddb, DDB_TABLE);
+      String tablePath = LogStoreTestSupport.uniqueTablePath(s3);
+      LogStoreTestSupport.createDeltaTable(conf, tablePath);
+
+      List<Process> processes = new ArrayList<>();
+      List<Path> outputs = new ArrayList<>();
+      for (int p = 0; p < PROCESSES; p++) {
+        Path out = dir.resolve("writer-" + p + ".versions");
+        outputs.add(out);
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC"));
+        String extra =
+            System.getProperty("kcdelta.it.child.jvmArgs", "").replace("{n}", Integer.toString(p));
+        if (!extra.isBlank()) {
+          cmd.addAll(List.of(extra.trim().split("\\s+")));
         }
-    }
-
-    private static String javaBin() {
-        return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-    }
-
-    private static String tail(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (Exception e) {
-            return "(no log: " + e + ")";
+        cmd.addAll(
+            List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                MultiProcessCommitter.class.getName(),
+                s3.endpoint().toString(),
+                ddb.endpoint().toString(),
+                DDB_TABLE,
+                tablePath,
+                "w" + p,
+                Integer.toString(COMMITS),
+                out.toAbsolutePath().toString()));
+        processes.add(
+            new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("writer-" + p + ".log").toFile())
+                .start());
+      }
+      for (int p = 0; p < PROCESSES; p++) {
+        Process proc = processes.get(p);
+        Path log = dir.resolve("writer-" + p + ".log");
+        if (!proc.waitFor(10, TimeUnit.MINUTES)) {
+          processes.forEach(Process::destroyForcibly);
+          throw new AssertionError("writer " + p + " did not finish in time");
         }
+        assertEquals(0, proc.exitValue(), () -> "writer failed:\n" + tail(log));
+      }
+
+      Map<Long, String> winnerOf = new TreeMap<>();
+      for (Path out : outputs) {
+        List<String> lines = Files.readAllLines(out);
+        assertEquals(COMMITS, lines.size(), out.toString());
+        for (String line : lines) {
+          String[] parts = line.split(" ");
+          String previous = winnerOf.put(Long.parseLong(parts[0]), parts[1]);
+          assertNull(previous, "version " + parts[0] + " reported by two writers");
+        }
+      }
+      int total = PROCESSES * COMMITS;
+      Set<Long> expectedVersions = new HashSet<>();
+      for (long v = 1; v <= total; v++) {
+        expectedVersions.add(v);
+      }
+      assertEquals(expectedVersions, winnerOf.keySet(), "versions 1.." + total + " contiguous");
+      for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
+        assertTrue(
+            read(conf, deltaFile(tablePath, e.getKey()))
+                .contains("\"path\":\"" + e.getValue() + "\""),
+            "version " + e.getKey() + " was overwritten: it lacks " + e.getValue());
+      }
+      DeltaLog log = DeltaLog.forTable(conf, tablePath);
+      assertEquals(total, log.update().getVersion());
+      Set<String> files =
+          log.snapshot().getAllFiles().stream().map(AddFile::getPath).collect(Collectors.toSet());
+      assertEquals(
+          Set.copyOf(winnerOf.values()), files, "every process's files are in the snapshot");
     }
+  }
+
+  private static String javaBin() {
+    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+  }
+
+  private static String tail(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (Exception e) {
+      return "(no log: " + e + ")";
+    }
+  }
 }

@@ -31,64 +31,87 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /** Threads with separate DeltaLog instances race blind appends through the store in one JVM. */
 class DynamoDbLogStoreRaceTest {
 
-    private static final int THREADS = 8;
-    private static final int COMMITS_PER_THREAD = 5;
+  private static final int THREADS = 8;
+  private static final int COMMITS_PER_THREAD = 5;
 
-    @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
-    void everyVersionHasExactlyOneWinnerAndNoCommitIsLost() throws Exception {
-        try (Dynalite ddb = Dynalite.inMemory(); S3Proxy s3 = S3Proxy.inMemory();
-             DynamoDbClient client = LogStoreTestSupport.client(ddb)) {
-            Configuration conf = LogStoreTestSupport.conf(s3, ddb, "delta_log_race");
-            String tablePath = LogStoreTestSupport.uniqueTablePath(s3);
-            LogStoreTestSupport.createDeltaTable(conf, tablePath);
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void everyVersionHasExactlyOneWinnerAndNoCommitIsLost() throws Exception {
+    try (Dynalite ddb = Dynalite.inMemory();
+        S3Proxy s3 = S3Proxy.inMemory();
+        DynamoDbClient client = LogStoreTestSupport.client(ddb)) {
+      Configuration conf = LogStoreTestSupport.conf(s3, ddb, "delta_log_race");
+      String tablePath = LogStoreTestSupport.uniqueTablePath(s3);
+      LogStoreTestSupport.createDeltaTable(conf, tablePath);
 
-            Map<Long, String> winnerOf = new ConcurrentHashMap<>();
-            CyclicBarrier start = new CyclicBarrier(THREADS);
-            ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int thread = t;
-                futures.add(pool.submit(() -> {
-                    DeltaLog log = DeltaLog.forTable(conf, tablePath);
-                    start.await();
-                    for (int i = 0; i < COMMITS_PER_THREAD; i++) {
-                        String file = "t" + thread + "-" + i + ".parquet";
-                        long version = LogStoreTestSupport.appendFile(log, file);
-                        String previous = winnerOf.putIfAbsent(version, file);
-                        assertNull(previous, "version " + version + " reported to two committers: " + previous + ", " + file);
-                    }
-                    return null;
+      Map<Long, String> winnerOf = new ConcurrentHashMap<>();
+      CyclicBarrier start = new CyclicBarrier(THREADS);
+      ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        int thread = t;
+        futures.add(
+            pool.submit(
+                () -> {
+                  DeltaLog log = DeltaLog.forTable(conf, tablePath);
+                  start.await();
+                  for (int i = 0; i < COMMITS_PER_THREAD; i++) {
+                    String file = "t" + thread + "-" + i + ".parquet";
+                    long version = LogStoreTestSupport.appendFile(log, file);
+                    String previous = winnerOf.putIfAbsent(version, file);
+                    assertNull(
+                        previous,
+                        "version "
+                            + version
+                            + " reported to two committers: "
+                            + previous
+                            + ", "
+                            + file);
+                  }
+                  return null;
                 }));
-            }
-            for (Future<?> f : futures) {
-                f.get(3, TimeUnit.MINUTES);
-            }
-            pool.shutdown();
+      }
+      for (Future<?> f : futures) {
+        f.get(3, TimeUnit.MINUTES);
+      }
+      pool.shutdown();
 
-            int total = THREADS * COMMITS_PER_THREAD;
-            assertEquals(Set.copyOf(range(1, total)), new TreeMap<>(winnerOf).keySet(), "versions 1..N, contiguous");
-            for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
-                assertTrue(read(conf, deltaFile(tablePath, e.getKey())).contains("\"path\":\"" + e.getValue() + "\""),
-                        "version " + e.getKey() + " holds its winner's commit " + e.getValue());
-            }
-            Set<String> files = DeltaLog.forTable(conf, tablePath).update().getAllFiles().stream()
-                    .map(AddFile::getPath).collect(Collectors.toSet());
-            assertEquals(Set.copyOf(winnerOf.values()), files);
+      int total = THREADS * COMMITS_PER_THREAD;
+      assertEquals(
+          Set.copyOf(range(1, total)),
+          new TreeMap<>(winnerOf).keySet(),
+          "versions 1..N, contiguous");
+      for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
+        assertTrue(
+            read(conf, deltaFile(tablePath, e.getKey()))
+                .contains("\"path\":\"" + e.getValue() + "\""),
+            "version " + e.getKey() + " holds its winner's commit " + e.getValue());
+      }
+      Set<String> files =
+          DeltaLog.forTable(conf, tablePath).update().getAllFiles().stream()
+              .map(AddFile::getPath)
+              .collect(Collectors.toSet());
+      assertEquals(Set.copyOf(winnerOf.values()), files);
 
-            var items = client.query(b -> b.tableName("delta_log_race").consistentRead(true)
-                    .keyConditionExpression("tablePath = :p")
-                    .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(tablePath)))).items();
-            assertEquals(total + 1, items.size());
-            items.forEach(i -> assertEquals("true", i.get("complete").s(), i.get("fileName").s()));
-        }
+      var items =
+          client
+              .query(
+                  b ->
+                      b.tableName("delta_log_race")
+                          .consistentRead(true)
+                          .keyConditionExpression("tablePath = :p")
+                          .expressionAttributeValues(Map.of(":p", AttributeValue.fromS(tablePath))))
+              .items();
+      assertEquals(total + 1, items.size());
+      items.forEach(i -> assertEquals("true", i.get("complete").s(), i.get("fileName").s()));
     }
+  }
 
-    private static List<Long> range(long from, long to) {
-        List<Long> out = new ArrayList<>();
-        for (long v = from; v <= to; v++) {
-            out.add(v);
-        }
-        return out;
+  private static List<Long> range(long from, long to) {
+    List<Long> out = new ArrayList<>();
+    for (long v = from; v <= to; v++) {
+      out.add(v);
     }
+    return out;
+  }
 }

@@ -30,71 +30,83 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /** Shared set-up of the log store tests: configuration against the test servers, Delta helpers. */
 final class LogStoreTestSupport {
 
-    static final String ENGINE = "kcdelta-logstore-test";
+  static final String ENGINE = "kcdelta-logstore-test";
 
-    private LogStoreTestSupport() {
-    }
+  private LogStoreTestSupport() {}
 
-    /** s3a against {@code s3}, our store for s3a://, DynamoDB at {@code ddb}, log table {@code ddbTable}. */
-    static Configuration conf(S3Proxy s3, Dynalite ddb, String ddbTable) {
-        Configuration conf = s3.hadoopConf();
-        conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
-        conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
-        conf.set(DynamoDbLogStoreKeys.REGION, "us-east-1");
-        conf.set(DynamoDbLogStoreKeys.TABLE_NAME, ddbTable);
-        return conf;
-    }
+  /**
+   * s3a against {@code s3}, our store for s3a://, DynamoDB at {@code ddb}, log table {@code
+   * ddbTable}.
+   */
+  static Configuration conf(S3Proxy s3, Dynalite ddb, String ddbTable) {
+    Configuration conf = s3.hadoopConf();
+    conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+    conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
+    conf.set(DynamoDbLogStoreKeys.REGION, "us-east-1");
+    conf.set(DynamoDbLogStoreKeys.TABLE_NAME, ddbTable);
+    return conf;
+  }
 
-    static String uniqueTablePath(S3Proxy s3) {
-        return s3.uri("tables/t-" + UUID.randomUUID().toString().substring(0, 8));
-    }
+  static String uniqueTablePath(S3Proxy s3) {
+    return s3.uri("tables/t-" + UUID.randomUUID().toString().substring(0, 8));
+  }
 
-    static DynamoDbClient client(Dynalite ddb) {
-        return DynamoDbClient.builder()
-                .endpointOverride(ddb.endpoint())
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "y")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .build();
-    }
+  static DynamoDbClient client(Dynalite ddb) {
+    return DynamoDbClient.builder()
+        .endpointOverride(ddb.endpoint())
+        .region(Region.US_EAST_1)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "y")))
+        .httpClientBuilder(ApacheHttpClient.builder())
+        .build();
+  }
 
-    static Map<String, AttributeValue> item(DynamoDbClient client, String ddbTable, String tablePath, long version) {
-        return client.getItem(b -> b.tableName(ddbTable).consistentRead(true)
-                .key(LogEntry.key(tablePath, DynamoDbLogStore.deltaFileName(version)))).item();
-    }
+  static Map<String, AttributeValue> item(
+      DynamoDbClient client, String ddbTable, String tablePath, long version) {
+    return client
+        .getItem(
+            b ->
+                b.tableName(ddbTable)
+                    .consistentRead(true)
+                    .key(LogEntry.key(tablePath, DynamoDbLogStore.deltaFileName(version))))
+        .item();
+  }
 
-    /** Version 0: a one-column schema. */
-    static void createDeltaTable(Configuration conf, String tablePath) {
-        DeltaLog log = DeltaLog.forTable(conf, tablePath);
-        OptimisticTransaction txn = log.startTransaction();
-        txn.updateMetadata(Metadata.builder()
-                .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)}))
-                .build());
-        txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), ENGINE);
-    }
+  /** Version 0: a one-column schema. */
+  static void createDeltaTable(Configuration conf, String tablePath) {
+    DeltaLog log = DeltaLog.forTable(conf, tablePath);
+    OptimisticTransaction txn = log.startTransaction();
+    txn.updateMetadata(
+        Metadata.builder()
+            .schema(new StructType(new StructField[] {new StructField("id", new LongType(), true)}))
+            .build());
+    txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), ENGINE);
+  }
 
-    /** A blind append of one (fictitious) data file; returns the version it landed at. */
-    static long appendFile(DeltaLog log, String fileName) {
-        OptimisticTransaction txn = log.startTransaction();
-        AddFile add = new AddFile(fileName, Map.of(), 100, System.currentTimeMillis(), true, null, null);
-        CommitResult result = txn.commit(List.of(add), new Operation(Operation.Name.WRITE), ENGINE);
-        return result.getVersion();
-    }
+  /** A blind append of one (fictitious) data file; returns the version it landed at. */
+  static long appendFile(DeltaLog log, String fileName) {
+    OptimisticTransaction txn = log.startTransaction();
+    AddFile add =
+        new AddFile(fileName, Map.of(), 100, System.currentTimeMillis(), true, null, null);
+    CommitResult result = txn.commit(List.of(add), new Operation(Operation.Name.WRITE), ENGINE);
+    return result.getVersion();
+  }
 
-    /** The JSON line of an add action, as a hand-written commit file would hold it. */
-    static String addLine(String fileName) {
-        return "{\"add\":{\"path\":\"" + fileName + "\",\"partitionValues\":{},\"size\":100,"
-                + "\"modificationTime\":1,\"dataChange\":true}}";
-    }
+  /** The JSON line of an add action, as a hand-written commit file would hold it. */
+  static String addLine(String fileName) {
+    return "{\"add\":{\"path\":\""
+        + fileName
+        + "\",\"partitionValues\":{},\"size\":100,"
+        + "\"modificationTime\":1,\"dataChange\":true}}";
+  }
 
-    static Path deltaFile(String tablePath, long version) {
-        return new Path(tablePath + "/_delta_log/" + DynamoDbLogStore.deltaFileName(version));
-    }
+  static Path deltaFile(String tablePath, long version) {
+    return new Path(tablePath + "/_delta_log/" + DynamoDbLogStore.deltaFileName(version));
+  }
 
-    static String read(Configuration conf, Path file) throws IOException {
-        FileSystem fs = file.getFileSystem(conf);
-        try (InputStream in = fs.open(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+  static String read(Configuration conf, Path file) throws IOException {
+    FileSystem fs = file.getFileSystem(conf);
+    try (InputStream in = fs.open(file)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
+  }
 }

@@ -26,24 +26,58 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The examples in config/ use only the public config names of DESIGN.md (the contract) and Connect's
- * own keys, with allowed values; config/quickstart-s3.json matches bin/quickstart's default ports.
- * Once the connector exists, every key is also checked against its ConfigDef.
+ * The examples in config/ use only the public config names of DESIGN.md (the contract) and
+ * Connect's own keys, with allowed values; config/quickstart-s3.json matches bin/quickstart's
+ * default ports. Once the connector exists, every key is also checked against its ConfigDef.
  */
 class ConfigExamplesTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir"));
   private static final String CONNECTOR_CLASS = "io.kcdelta.DeltaSinkConnector";
 
   /** DESIGN.md, "Public configuration". */
-  private static final Set<String> CONTRACT = Set.of("delta.table.path", "delta.table.partition.columns",
-      "delta.table.auto.create", "delta.schema.evolution", "delta.txn.app.id", "flush.interval.ms", "file.max.bytes",
-      "parquet.compression.codec", "delta.log.store", "dynamodb.table.name", "dynamodb.region", "dynamodb.endpoint",
-      "dynamodb.table.auto.create", "s3.region", "s3.endpoint", "s3.path.style.access", "aws.access.key.id",
-      "aws.secret.access.key", "behavior.on.null.values");
-  private static final Set<String> CONNECT_KEYS = Set.of("name", "connector.class", "tasks.max", "topics",
-      "topics.regex", "key.converter", "value.converter", "header.converter", "transforms", "predicates");
-  private static final List<String> CONNECT_PREFIXES = List.of("key.converter.", "value.converter.",
-      "header.converter.", "errors.", "transforms.", "predicates.", "consumer.override.");
+  private static final Set<String> CONTRACT =
+      Set.of(
+          "delta.table.path",
+          "delta.table.partition.columns",
+          "delta.table.auto.create",
+          "delta.schema.evolution",
+          "delta.txn.app.id",
+          "flush.interval.ms",
+          "file.max.bytes",
+          "parquet.compression.codec",
+          "delta.log.store",
+          "dynamodb.table.name",
+          "dynamodb.region",
+          "dynamodb.endpoint",
+          "dynamodb.table.auto.create",
+          "s3.region",
+          "s3.endpoint",
+          "s3.path.style.access",
+          "aws.access.key.id",
+          "aws.secret.access.key",
+          "behavior.on.null.values");
+
+  private static final Set<String> CONNECT_KEYS =
+      Set.of(
+          "name",
+          "connector.class",
+          "tasks.max",
+          "topics",
+          "topics.regex",
+          "key.converter",
+          "value.converter",
+          "header.converter",
+          "transforms",
+          "predicates");
+  private static final List<String> CONNECT_PREFIXES =
+      List.of(
+          "key.converter.",
+          "value.converter.",
+          "header.converter.",
+          "errors.",
+          "transforms.",
+          "predicates.",
+          "consumer.override.");
 
   static Map<String, Map<String, String>> examples() throws IOException {
     Map<String, Map<String, String>> out = new LinkedHashMap<>();
@@ -56,10 +90,15 @@ class ConfigExamplesTest {
           JsonNode root = json.readTree(f.toFile());
           assertNotNull(root.get("name"), name + ": POST /connectors body needs \"name\"");
           assertNotNull(root.get("config"), name + ": POST /connectors body needs \"config\"");
-          root.get("config").fields().forEachRemaining(e -> {
-            assertTrue(e.getValue().isTextual(), name + ": " + e.getKey() + " must be a JSON string");
-            config.put(e.getKey(), e.getValue().asText());
-          });
+          root.get("config")
+              .fields()
+              .forEachRemaining(
+                  e -> {
+                    assertTrue(
+                        e.getValue().isTextual(),
+                        name + ": " + e.getKey() + " must be a JSON string");
+                    config.put(e.getKey(), e.getValue().asText());
+                  });
           config.put("name", root.get("name").asText());
         } else if (name.endsWith(".properties") && !name.startsWith("connect-")) {
           Properties p = new Properties();
@@ -78,8 +117,14 @@ class ConfigExamplesTest {
 
   @Test
   void theExpectedExamplesExist() throws IOException {
-    assertEquals(Set.of("quickstart-s3.json", "s3-dynamodb-aws.json", "local-filesystem.json", "docker-s3-avro.json",
-        "delta-sink-standalone.properties"), examples().keySet());
+    assertEquals(
+        Set.of(
+            "quickstart-s3.json",
+            "s3-dynamodb-aws.json",
+            "local-filesystem.json",
+            "docker-s3-avro.json",
+            "delta-sink-standalone.properties"),
+        examples().keySet());
     assertTrue(Files.exists(ROOT.resolve("config/connect-distributed.properties")));
     assertTrue(Files.exists(ROOT.resolve("config/connect-standalone.properties")));
   }
@@ -91,8 +136,11 @@ class ConfigExamplesTest {
       String file = ex.getKey();
       Map<String, String> c = ex.getValue();
       for (String key : c.keySet()) {
-        boolean known = CONTRACT.contains(key) || CONNECT_KEYS.contains(key) || key.startsWith("hadoop.")
-            || CONNECT_PREFIXES.stream().anyMatch(key::startsWith);
+        boolean known =
+            CONTRACT.contains(key)
+                || CONNECT_KEYS.contains(key)
+                || key.startsWith("hadoop.")
+                || CONNECT_PREFIXES.stream().anyMatch(key::startsWith);
         if (!known) {
           problems.add(file + ": unknown key " + key);
         }
@@ -100,7 +148,12 @@ class ConfigExamplesTest {
       if (!CONNECTOR_CLASS.equals(c.get("connector.class"))) {
         problems.add(file + ": connector.class must be " + CONNECTOR_CLASS);
       }
-      check(problems, file, c, "parquet.compression.codec", Set.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed"));
+      check(
+          problems,
+          file,
+          c,
+          "parquet.compression.codec",
+          Set.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed"));
       check(problems, file, c, "delta.log.store", Set.of("dynamodb", "filesystem"));
       check(problems, file, c, "behavior.on.null.values", Set.of("ignore", "fail"));
       check(problems, file, c, "delta.schema.evolution", Set.of("none", "add-columns"));
@@ -110,9 +163,11 @@ class ConfigExamplesTest {
         continue;
       }
       String scheme = URI.create(path.replace("${topic}", "topic")).getScheme();
-      String store = c.getOrDefault("delta.log.store", "s3a".equals(scheme) ? "dynamodb" : "filesystem");
+      String store =
+          c.getOrDefault("delta.log.store", "s3a".equals(scheme) ? "dynamodb" : "filesystem");
       if ("s3a".equals(scheme) && !"dynamodb".equals(store)) {
-        problems.add(file + ": an s3a:// table needs delta.log.store=dynamodb (S3 has no atomic rename)");
+        problems.add(
+            file + ": an s3a:// table needs delta.log.store=dynamodb (S3 has no atomic rename)");
       } else if ("file".equals(scheme) && !"filesystem".equals(store)) {
         problems.add(file + ": a file:// table uses delta.log.store=filesystem");
       } else if (!Set.of("s3a", "file").contains(scheme)) {
@@ -123,13 +178,16 @@ class ConfigExamplesTest {
       }
       if ("org.apache.kafka.connect.json.JsonConverter".equals(c.get("value.converter"))
           && !"true".equals(c.get("value.converter.schemas.enable"))) {
-        problems.add(file + ": JsonConverter needs value.converter.schemas.enable=true (the sink needs a schema)");
+        problems.add(
+            file
+                + ": JsonConverter needs value.converter.schemas.enable=true (the sink needs a schema)");
       }
     }
     assertTrue(problems.isEmpty(), String.join("\n", problems));
   }
 
-  private static void check(List<String> problems, String file, Map<String, String> c, String key, Set<String> allowed) {
+  private static void check(
+      List<String> problems, String file, Map<String, String> c, String key, Set<String> allowed) {
     if (c.containsKey(key) && !allowed.contains(c.get(key))) {
       problems.add(file + ": " + key + "=" + c.get(key) + " is not one of " + allowed);
     }
@@ -140,15 +198,20 @@ class ConfigExamplesTest {
     String script = Files.readString(ROOT.resolve("bin/quickstart"));
     Map<String, String> c = examples().get("quickstart-s3.json");
     assertEquals("http://127.0.0.1:" + defaultPort(script, "QS_S3_PORT"), c.get("s3.endpoint"));
-    assertEquals("http://127.0.0.1:" + defaultPort(script, "QS_DYNAMODB_PORT"), c.get("dynamodb.endpoint"));
+    assertEquals(
+        "http://127.0.0.1:" + defaultPort(script, "QS_DYNAMODB_PORT"), c.get("dynamodb.endpoint"));
     // the script rewrites exactly these literals when ports are overridden
     assertTrue(script.contains("127\\.0\\.0\\.1:" + defaultPort(script, "QS_S3_PORT") + "#"));
     assertTrue(script.contains("127\\.0\\.0\\.1:" + defaultPort(script, "QS_DYNAMODB_PORT") + "#"));
     assertTrue(script.contains("s3proxy.identity=" + c.get("aws.access.key.id")));
     assertTrue(script.contains("s3proxy.credential=" + c.get("aws.secret.access.key")));
     URI table = URI.create(c.get("delta.table.path"));
-    assertTrue(script.contains("BUCKET=" + table.getHost()), "bin/quickstart creates the bucket " + table.getHost());
-    assertTrue(script.contains("TABLE_KEY=" + table.getPath().substring(1)), "bin/quickstart reports that table");
+    assertTrue(
+        script.contains("BUCKET=" + table.getHost()),
+        "bin/quickstart creates the bucket " + table.getHost());
+    assertTrue(
+        script.contains("TABLE_KEY=" + table.getPath().substring(1)),
+        "bin/quickstart reports that table");
     assertTrue(script.contains("TOPIC=" + c.get("topics")));
   }
 
@@ -163,13 +226,26 @@ class ConfigExamplesTest {
   @Test
   void workerConfigsHaveWhatAWorkerNeeds() throws IOException {
     Properties d = load("config/connect-distributed.properties");
-    for (String k : List.of("bootstrap.servers", "group.id", "config.storage.topic", "offset.storage.topic",
-        "status.storage.topic", "key.converter", "value.converter", "plugin.path")) {
+    for (String k :
+        List.of(
+            "bootstrap.servers",
+            "group.id",
+            "config.storage.topic",
+            "offset.storage.topic",
+            "status.storage.topic",
+            "key.converter",
+            "value.converter",
+            "plugin.path")) {
       assertNotNull(d.getProperty(k), "connect-distributed.properties lacks " + k);
     }
     Properties s = load("config/connect-standalone.properties");
-    for (String k : List.of("bootstrap.servers", "offset.storage.file.filename", "key.converter", "value.converter",
-        "plugin.path")) {
+    for (String k :
+        List.of(
+            "bootstrap.servers",
+            "offset.storage.file.filename",
+            "key.converter",
+            "value.converter",
+            "plugin.path")) {
       assertNotNull(s.getProperty(k), "connect-standalone.properties lacks " + k);
     }
   }
@@ -192,13 +268,16 @@ class ConfigExamplesTest {
       Assumptions.abort(CONNECTOR_CLASS + " not written yet");
       return;
     }
-    ConfigDef def = (ConfigDef) cls.getMethod("config").invoke(cls.getDeclaredConstructor().newInstance());
+    ConfigDef def =
+        (ConfigDef) cls.getMethod("config").invoke(cls.getDeclaredConstructor().newInstance());
     List<String> problems = new ArrayList<>();
     for (Map.Entry<String, Map<String, String>> ex : examples().entrySet()) {
       for (String key : ex.getValue().keySet()) {
-        boolean connect = CONNECT_KEYS.contains(key) || CONNECT_PREFIXES.stream().anyMatch(key::startsWith);
+        boolean connect =
+            CONNECT_KEYS.contains(key) || CONNECT_PREFIXES.stream().anyMatch(key::startsWith);
         if (!connect && !key.startsWith("hadoop.") && !def.names().contains(key)) {
-          problems.add(ex.getKey() + ": " + key + " is not defined by " + CONNECTOR_CLASS + ".config()");
+          problems.add(
+              ex.getKey() + ": " + key + " is not defined by " + CONNECTOR_CLASS + ".config()");
         }
       }
     }

@@ -20,7 +20,10 @@ class PluginArchiveTest {
 
   static String pomVersion() throws IOException {
     String pom = Files.readString(ROOT.resolve("pom.xml"));
-    Matcher m = Pattern.compile("<artifactId>kafka-connect-delta</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+    Matcher m =
+        Pattern.compile(
+                "<artifactId>kafka-connect-delta</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(pom);
     assertTrue(m.find(), "project version in pom.xml");
     return m.group(1);
   }
@@ -31,7 +34,8 @@ class PluginArchiveTest {
     assertEquals("kcdelta", m.path("owner").path("username").asText());
     assertEquals("sink", m.path("component_types").path(0).asText());
     assertEquals("exactly_once", m.path("features").path("delivery_guarantee").path(0).asText());
-    assertTrue(m.path("license").path(0).path("name").asText().contains("Apache"), "Apache-2.0 license");
+    assertTrue(
+        m.path("license").path(0).path("name").asText().contains("Apache"), "Apache-2.0 license");
     assertTrue(m.path("tags").size() > 0, "tags");
     assertTrue(m.path("requirements").size() > 0, "requirements");
     assertFalse(m.path("title").asText().isEmpty(), "title");
@@ -43,7 +47,9 @@ class PluginArchiveTest {
     checkManifest(JSON.readTree(ROOT.resolve("manifest.json").toFile()), "${project.version}");
     String descriptor = Files.readString(ROOT.resolve("src/assembly/confluent-hub.xml"));
     assertTrue(descriptor.contains("<source>manifest.json</source>"));
-    assertTrue(descriptor.contains("<filtered>true</filtered>"), "manifest.json is filtered (version from the pom)");
+    assertTrue(
+        descriptor.contains("<filtered>true</filtered>"),
+        "manifest.json is filtered (version from the pom)");
     assertTrue(Files.readString(ROOT.resolve("LICENSE")).contains("Apache License"));
   }
 }

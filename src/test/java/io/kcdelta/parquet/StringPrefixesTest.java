@@ -14,7 +14,8 @@ class StringPrefixesTest {
   private static final String MAX_CP = new String(Character.toChars(0x10FFFF));
 
   private static int utf8Compare(String a, String b) {
-    return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+    return Arrays.compareUnsigned(
+        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -59,7 +60,9 @@ class StringPrefixesTest {
     for (int n = 0; n < 5000; n++) {
       String a = random(r, pool);
       String b = random(r, pool);
-      assertEquals(Integer.signum(utf8Compare(a, b)), Integer.signum(StringPrefixes.compareCodePoints(a, b)),
+      assertEquals(
+          Integer.signum(utf8Compare(a, b)),
+          Integer.signum(StringPrefixes.compareCodePoints(a, b)),
           a + " vs " + b);
     }
   }
@@ -73,7 +76,8 @@ class StringPrefixesTest {
       String min = StringPrefixes.truncateMin(s);
       String max = StringPrefixes.truncateMax(s);
       assertTrue(utf8Compare(min, s) <= 0, s);
-      assertTrue(min.length() <= 33 && !Character.isHighSurrogate(min.charAt(min.length() - 1)), min);
+      assertTrue(
+          min.length() <= 33 && !Character.isHighSurrogate(min.charAt(min.length() - 1)), min);
       if (max != null) {
         assertTrue(utf8Compare(max, s) >= 0, s + " > " + max);
         assertTrue(max.length() <= 66, max);

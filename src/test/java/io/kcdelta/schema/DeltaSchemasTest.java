@@ -35,14 +35,18 @@ import org.junit.jupiter.api.Test;
 class DeltaSchemasTest {
 
   static Schema decimal(int precision, int scale) {
-    return Decimal.builder(scale).parameter(ConnectTypes.PRECISION_PARAM, Integer.toString(precision)).build();
+    return Decimal.builder(scale)
+        .parameter(ConnectTypes.PRECISION_PARAM, Integer.toString(precision))
+        .build();
   }
 
   static Schema allTypes() {
-    Schema nested = SchemaBuilder.struct()
-        .field("x", Schema.INT32_SCHEMA)
-        .field("y", Schema.OPTIONAL_STRING_SCHEMA)
-        .optional().build();
+    Schema nested =
+        SchemaBuilder.struct()
+            .field("x", Schema.INT32_SCHEMA)
+            .field("y", Schema.OPTIONAL_STRING_SCHEMA)
+            .optional()
+            .build();
     return SchemaBuilder.struct()
         .field("i8", Schema.INT8_SCHEMA)
         .field("i16", Schema.OPTIONAL_INT16_SCHEMA)
@@ -61,77 +65,88 @@ class DeltaSchemasTest {
         .field("nested", nested)
         .field("arr", SchemaBuilder.array(Schema.OPTIONAL_INT64_SCHEMA).build())
         .field("arr_req", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
-        .field("map", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_FLOAT64_SCHEMA).build())
+        .field(
+            "map", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_FLOAT64_SCHEMA).build())
         .build();
   }
 
   @Test
   void mapsEveryTypeToDelta() {
-    StructType expected = new StructType(new StructField[] {
-        new StructField("i8", new ByteType(), false),
-        new StructField("i16", new ShortType(), true),
-        new StructField("i32", new IntegerType(), false),
-        new StructField("i64", new LongType(), false),
-        new StructField("f32", new FloatType(), false),
-        new StructField("f64", new DoubleType(), false),
-        new StructField("bool", new BooleanType(), false),
-        new StructField("str", new StringType(), true),
-        new StructField("bin", new BinaryType(), false),
-        new StructField("dec", new DecimalType(10, 2), false),
-        new StructField("dec_default", new DecimalType(38, 3), false),
-        new StructField("date", new DateType(), false),
-        new StructField("ts", new TimestampType(), true),
-        new StructField("time", new IntegerType(), false),
-        new StructField("nested", new StructType(new StructField[] {
-            new StructField("x", new IntegerType(), false),
-            new StructField("y", new StringType(), true)}), true),
-        new StructField("arr", new ArrayType(new LongType(), true), false),
-        new StructField("arr_req", new ArrayType(new StringType(), false), true),
-        new StructField("map", new MapType(new StringType(), new DoubleType(), true), false),
-    });
+    StructType expected =
+        new StructType(
+            new StructField[] {
+              new StructField("i8", new ByteType(), false),
+              new StructField("i16", new ShortType(), true),
+              new StructField("i32", new IntegerType(), false),
+              new StructField("i64", new LongType(), false),
+              new StructField("f32", new FloatType(), false),
+              new StructField("f64", new DoubleType(), false),
+              new StructField("bool", new BooleanType(), false),
+              new StructField("str", new StringType(), true),
+              new StructField("bin", new BinaryType(), false),
+              new StructField("dec", new DecimalType(10, 2), false),
+              new StructField("dec_default", new DecimalType(38, 3), false),
+              new StructField("date", new DateType(), false),
+              new StructField("ts", new TimestampType(), true),
+              new StructField("time", new IntegerType(), false),
+              new StructField(
+                  "nested",
+                  new StructType(
+                      new StructField[] {
+                        new StructField("x", new IntegerType(), false),
+                        new StructField("y", new StringType(), true)
+                      }),
+                  true),
+              new StructField("arr", new ArrayType(new LongType(), true), false),
+              new StructField("arr_req", new ArrayType(new StringType(), false), true),
+              new StructField("map", new MapType(new StringType(), new DoubleType(), true), false),
+            });
     StructType actual = DeltaSchemas.toDelta(allTypes());
     assertEquals(expected, actual, actual.getTreeString());
-    assertEquals(java.util.List.of(expected.getFieldNames()), java.util.List.of(actual.getFieldNames()));
+    assertEquals(
+        java.util.List.of(expected.getFieldNames()), java.util.List.of(actual.getFieldNames()));
   }
 
   @Test
   void mapsEveryTypeToParquet() {
-    MessageType expected = MessageTypeParser.parseMessageType("message spark_schema {\n"
-        + "  required int32 i8 (INTEGER(8,true));\n"
-        + "  optional int32 i16 (INTEGER(16,true));\n"
-        + "  required int32 i32;\n"
-        + "  required int64 i64;\n"
-        + "  required float f32;\n"
-        + "  required double f64;\n"
-        + "  required boolean bool;\n"
-        + "  optional binary str (STRING);\n"
-        + "  required binary bin;\n"
-        + "  required int64 dec (DECIMAL(10,2));\n"
-        + "  required fixed_len_byte_array(16) dec_default (DECIMAL(38,3));\n"
-        + "  required int32 date (DATE);\n"
-        + "  optional int64 ts (TIMESTAMP(MICROS,true));\n"
-        + "  required int32 time;\n"
-        + "  optional group nested {\n"
-        + "    required int32 x;\n"
-        + "    optional binary y (STRING);\n"
-        + "  }\n"
-        + "  required group arr (LIST) {\n"
-        + "    repeated group list {\n"
-        + "      optional int64 element;\n"
-        + "    }\n"
-        + "  }\n"
-        + "  optional group arr_req (LIST) {\n"
-        + "    repeated group list {\n"
-        + "      required binary element (STRING);\n"
-        + "    }\n"
-        + "  }\n"
-        + "  required group map (MAP) {\n"
-        + "    repeated group key_value {\n"
-        + "      required binary key (STRING);\n"
-        + "      optional double value;\n"
-        + "    }\n"
-        + "  }\n"
-        + "}\n");
+    MessageType expected =
+        MessageTypeParser.parseMessageType(
+            "message spark_schema {\n"
+                + "  required int32 i8 (INTEGER(8,true));\n"
+                + "  optional int32 i16 (INTEGER(16,true));\n"
+                + "  required int32 i32;\n"
+                + "  required int64 i64;\n"
+                + "  required float f32;\n"
+                + "  required double f64;\n"
+                + "  required boolean bool;\n"
+                + "  optional binary str (STRING);\n"
+                + "  required binary bin;\n"
+                + "  required int64 dec (DECIMAL(10,2));\n"
+                + "  required fixed_len_byte_array(16) dec_default (DECIMAL(38,3));\n"
+                + "  required int32 date (DATE);\n"
+                + "  optional int64 ts (TIMESTAMP(MICROS,true));\n"
+                + "  required int32 time;\n"
+                + "  optional group nested {\n"
+                + "    required int32 x;\n"
+                + "    optional binary y (STRING);\n"
+                + "  }\n"
+                + "  required group arr (LIST) {\n"
+                + "    repeated group list {\n"
+                + "      optional int64 element;\n"
+                + "    }\n"
+                + "  }\n"
+                + "  optional group arr_req (LIST) {\n"
+                + "    repeated group list {\n"
+                + "      required binary element (STRING);\n"
+                + "    }\n"
+                + "  }\n"
+                + "  required group map (MAP) {\n"
+                + "    repeated group key_value {\n"
+                + "      required binary key (STRING);\n"
+                + "      optional double value;\n"
+                + "    }\n"
+                + "  }\n"
+                + "}\n");
     MessageType actual = DeltaSchemas.toParquet(allTypes(), Set.of());
     assertEquals(expected, actual, actual.toString());
   }
@@ -152,7 +167,8 @@ class DeltaSchemasTest {
   void minimalDecimalLengthsHoldTheLargestValue() {
     for (int p = 1; p <= 38; p++) {
       int bytes = ParquetSchemas.decimalBytes(p);
-      java.math.BigInteger largest = java.math.BigInteger.TEN.pow(p).subtract(java.math.BigInteger.ONE);
+      java.math.BigInteger largest =
+          java.math.BigInteger.TEN.pow(p).subtract(java.math.BigInteger.ONE);
       assertTrue(largest.bitLength() + 1 <= bytes * 8, "p=" + p);
       assertTrue(largest.bitLength() + 1 > (bytes - 1) * 8, "p=" + p + " not minimal");
     }
@@ -166,7 +182,8 @@ class DeltaSchemasTest {
   @Test
   void rejectsDecimalsDeltaCannotHold() {
     Schema tooWide = SchemaBuilder.struct().field("amount", decimal(39, 2)).build();
-    SchemaMappingException e = assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(tooWide));
+    SchemaMappingException e =
+        assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(tooWide));
     assertTrue(e.getMessage().contains("amount") && e.getMessage().contains("39"), e.getMessage());
     Schema negative = SchemaBuilder.struct().field("n", Decimal.schema(-2)).build();
     assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toParquet(negative, Set.of()));
@@ -176,15 +193,18 @@ class DeltaSchemasTest {
 
   @Test
   void excludedTopLevelFieldsAreLeftOutOfParquetOnly() {
-    Schema s = SchemaBuilder.struct()
-        .field("day", Schema.STRING_SCHEMA)
-        .field("v", Schema.INT64_SCHEMA)
-        .field("inner", SchemaBuilder.struct().field("day", Schema.STRING_SCHEMA).build())
-        .build();
+    Schema s =
+        SchemaBuilder.struct()
+            .field("day", Schema.STRING_SCHEMA)
+            .field("v", Schema.INT64_SCHEMA)
+            .field("inner", SchemaBuilder.struct().field("day", Schema.STRING_SCHEMA).build())
+            .build();
     MessageType parquet = DeltaSchemas.toParquet(s, Set.of("day"));
     assertEquals(2, parquet.getFieldCount());
     assertFalse(parquet.containsField("day"));
-    assertTrue(parquet.getType("inner").asGroupType().containsField("day"), "nested fields are not excluded");
+    assertTrue(
+        parquet.getType("inner").asGroupType().containsField("day"),
+        "nested fields are not excluded");
     assertEquals(3, DeltaSchemas.toDelta(s).length());
   }
 
@@ -196,26 +216,35 @@ class DeltaSchemasTest {
 
   @Test
   void rejectsNonStructAndMissingSchemas() {
-    SchemaMappingException e = assertThrows(SchemaMappingException.class,
-        () -> DeltaSchemas.toDelta(Schema.STRING_SCHEMA));
-    assertTrue(e.getMessage().contains("STRING") && e.getMessage().contains("STRUCT"), e.getMessage());
+    SchemaMappingException e =
+        assertThrows(
+            SchemaMappingException.class, () -> DeltaSchemas.toDelta(Schema.STRING_SCHEMA));
+    assertTrue(
+        e.getMessage().contains("STRING") && e.getMessage().contains("STRUCT"), e.getMessage());
     assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(null));
-    assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toParquet(Schema.INT32_SCHEMA, Set.of()));
+    assertThrows(
+        SchemaMappingException.class, () -> DeltaSchemas.toParquet(Schema.INT32_SCHEMA, Set.of()));
   }
 
   @Test
   void rejectsEmptyStructs() {
     Schema s = SchemaBuilder.struct().field("e", SchemaBuilder.struct().optional().build()).build();
-    SchemaMappingException e = assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
+    SchemaMappingException e =
+        assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
     assertTrue(e.getMessage().contains("'e'"), e.getMessage());
   }
 
   @Test
   void nestedContainersMapRecursively() {
     Schema inner = SchemaBuilder.struct().field("k", Schema.OPTIONAL_BOOLEAN_SCHEMA).build();
-    Schema s = SchemaBuilder.struct()
-        .field("m", SchemaBuilder.map(Schema.INT32_SCHEMA, SchemaBuilder.array(inner).build()).optional().build())
-        .build();
+    Schema s =
+        SchemaBuilder.struct()
+            .field(
+                "m",
+                SchemaBuilder.map(Schema.INT32_SCHEMA, SchemaBuilder.array(inner).build())
+                    .optional()
+                    .build())
+            .build();
     StructType delta = DeltaSchemas.toDelta(s);
     MapType m = (MapType) delta.get("m").getDataType();
     assertTrue(delta.get("m").isNullable());
@@ -223,30 +252,44 @@ class DeltaSchemasTest {
     assertFalse(m.valueContainsNull());
     ArrayType a = (ArrayType) m.getValueType();
     assertFalse(a.containsNull());
-    assertEquals(new StructType(new StructField[] {new StructField("k", new BooleanType(), true)}),
+    assertEquals(
+        new StructType(new StructField[] {new StructField("k", new BooleanType(), true)}),
         a.getElementType());
-    assertEquals(MessageTypeParser.parseMessageType("message spark_schema {\n"
-        + "  optional group m (MAP) {\n"
-        + "    repeated group key_value {\n"
-        + "      required int32 key;\n"
-        + "      required group value (LIST) {\n"
-        + "        repeated group list {\n"
-        + "          required group element {\n"
-        + "            optional boolean k;\n"
-        + "          }\n"
-        + "        }\n"
-        + "      }\n"
-        + "    }\n"
-        + "  }\n"
-        + "}\n"), DeltaSchemas.toParquet(s, Set.of()));
+    assertEquals(
+        MessageTypeParser.parseMessageType(
+            "message spark_schema {\n"
+                + "  optional group m (MAP) {\n"
+                + "    repeated group key_value {\n"
+                + "      required int32 key;\n"
+                + "      required group value (LIST) {\n"
+                + "        repeated group list {\n"
+                + "          required group element {\n"
+                + "            optional boolean k;\n"
+                + "          }\n"
+                + "        }\n"
+                + "      }\n"
+                + "    }\n"
+                + "  }\n"
+                + "}\n"),
+        DeltaSchemas.toParquet(s, Set.of()));
   }
 
   @Test
   void rejectsFieldsDifferingOnlyInCase() {
-    Schema s = SchemaBuilder.struct().field("inner", SchemaBuilder.struct()
-        .field("id", Schema.INT32_SCHEMA).field("ID", Schema.INT32_SCHEMA).build()).build();
-    SchemaMappingException e = assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
-    assertTrue(e.getMessage().contains("'inner.id'") && e.getMessage().contains("'inner.ID'"), e.getMessage());
+    Schema s =
+        SchemaBuilder.struct()
+            .field(
+                "inner",
+                SchemaBuilder.struct()
+                    .field("id", Schema.INT32_SCHEMA)
+                    .field("ID", Schema.INT32_SCHEMA)
+                    .build())
+            .build();
+    SchemaMappingException e =
+        assertThrows(SchemaMappingException.class, () -> DeltaSchemas.toDelta(s));
+    assertTrue(
+        e.getMessage().contains("'inner.id'") && e.getMessage().contains("'inner.ID'"),
+        e.getMessage());
   }
 
   @Test

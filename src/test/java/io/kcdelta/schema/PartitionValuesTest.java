@@ -20,25 +20,43 @@ class PartitionValuesTest {
 
   @Test
   void scalarTypesArePartitionable() {
-    for (Schema s : new Schema[] {Schema.INT8_SCHEMA, Schema.INT16_SCHEMA, Schema.INT32_SCHEMA,
-        Schema.OPTIONAL_INT64_SCHEMA, Schema.FLOAT32_SCHEMA, Schema.FLOAT64_SCHEMA, Schema.BOOLEAN_SCHEMA,
-        Schema.STRING_SCHEMA, Decimal.schema(2), Date.SCHEMA, Timestamp.SCHEMA, Time.SCHEMA}) {
+    for (Schema s :
+        new Schema[] {
+          Schema.INT8_SCHEMA,
+          Schema.INT16_SCHEMA,
+          Schema.INT32_SCHEMA,
+          Schema.OPTIONAL_INT64_SCHEMA,
+          Schema.FLOAT32_SCHEMA,
+          Schema.FLOAT64_SCHEMA,
+          Schema.BOOLEAN_SCHEMA,
+          Schema.STRING_SCHEMA,
+          Decimal.schema(2),
+          Date.SCHEMA,
+          Timestamp.SCHEMA,
+          Time.SCHEMA
+        }) {
       assertDoesNotThrow(() -> PartitionValues.checkPartitionable("c", s), String.valueOf(s));
     }
   }
 
   @Test
   void complexAndBinaryTypesAreNot() {
-    for (Schema s : new Schema[] {Schema.BYTES_SCHEMA,
-        SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).build(),
-        SchemaBuilder.array(Schema.INT32_SCHEMA).build(),
-        SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA).build()}) {
-      SchemaMappingException e = assertThrows(SchemaMappingException.class,
-          () -> PartitionValues.checkPartitionable("region", s));
-      assertTrue(e.getMessage().contains("'region'") && e.getMessage().contains(s.type().toString()),
+    for (Schema s :
+        new Schema[] {
+          Schema.BYTES_SCHEMA,
+          SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).build(),
+          SchemaBuilder.array(Schema.INT32_SCHEMA).build(),
+          SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA).build()
+        }) {
+      SchemaMappingException e =
+          assertThrows(
+              SchemaMappingException.class, () -> PartitionValues.checkPartitionable("region", s));
+      assertTrue(
+          e.getMessage().contains("'region'") && e.getMessage().contains(s.type().toString()),
           e.getMessage());
     }
-    assertThrows(SchemaMappingException.class, () -> PartitionValues.checkPartitionable("gone", null));
+    assertThrows(
+        SchemaMappingException.class, () -> PartitionValues.checkPartitionable("gone", null));
   }
 
   @Test

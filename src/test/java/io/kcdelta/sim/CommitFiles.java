@@ -10,9 +10,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The txn actions of one Delta table's commit files ({@code _delta_log/N.json}), read in version order,
- * each file once. Valid while no log file is deleted, which holds for a simulated table: log cleanup
- * only removes files older than the log retention (30 days).
+ * The txn actions of one Delta table's commit files ({@code _delta_log/N.json}), read in version
+ * order, each file once. Valid while no log file is deleted, which holds for a simulated table: log
+ * cleanup only removes files older than the log retention (30 days).
  */
 final class CommitFiles {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -25,7 +25,10 @@ final class CommitFiles {
     this.logDir = logDir;
   }
 
-  /** appId → version of its latest txn action, after reading the commits written since the last call. */
+  /**
+   * appId → version of its latest txn action, after reading the commits written since the last
+   * call.
+   */
   Map<String, Long> txnVersions() {
     for (File f = commitFile(nextVersion); f.isFile(); f = commitFile(++nextVersion)) {
       read(f);

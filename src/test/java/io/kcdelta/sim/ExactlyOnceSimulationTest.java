@@ -19,26 +19,29 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.Test;
 
 /**
- * Random schedules of Connect runtime events (produce, poll/put, RetriableException redelivery, eager and
- * cooperative rebalances among up to three task instances, graceful stops, crashes, zombies) and storage
- * faults (data file create/upload failures, commits that fail before or after landing) against the real
- * writer on local Delta tables. {@code -Dsim.schedules=N} (default 150), {@code -Dsim.seed=S} (first seed),
- * {@code -Dsim.threads=T} (default: one per core; schedules are independent, each on its own directory
- * with its own faults, so the result does not depend on T), {@code -Dsim.log=true} (the writer's log),
- * {@code -Dsim.dir=D} (where the tables go; a failure names its directory, which keeps the writer's
- * hash order of table paths when it is replayed),
+ * Random schedules of Connect runtime events (produce, poll/put, RetriableException redelivery,
+ * eager and cooperative rebalances among up to three task instances, graceful stops, crashes,
+ * zombies) and storage faults (data file create/upload failures, commits that fail before or after
+ * landing) against the real writer on local Delta tables. {@code -Dsim.schedules=N} (default 150),
+ * {@code -Dsim.seed=S} (first seed), {@code -Dsim.threads=T} (default: one per core; schedules are
+ * independent, each on its own directory with its own faults, so the result does not depend on T),
+ * {@code -Dsim.log=true} (the writer's log), {@code -Dsim.dir=D} (where the tables go; a failure
+ * names its directory, which keeps the writer's hash order of table paths when it is replayed),
  * {@code -Dsim.steps=S} (events per schedule, default 120).
  */
 class ExactlyOnceSimulationTest {
   /**
-   * Events per schedule. Measured here: per CPU second, 120-step schedules reached the situations of
-   * holes 1-3 ({@link Simulation.Situation}) as often as 200-step ones and more often than 60 or 40.
+   * Events per schedule. Measured here: per CPU second, 120-step schedules reached the situations
+   * of holes 1-3 ({@link Simulation.Situation}) as often as 200-step ones and more often than 60 or
+   * 40.
    */
   private static final int STEPS = Integer.getInteger("sim.steps", 120);
 
-  /** What one schedule found (nothing, or its violations with the trace that led there) and reached. */
-  private record Outcome(long seed, String kind, String description, Map<Simulation.Situation, Integer> situations) {
-  }
+  /**
+   * What one schedule found (nothing, or its violations with the trace that led there) and reached.
+   */
+  private record Outcome(
+      long seed, String kind, String description, Map<Simulation.Situation, Integer> situations) {}
 
   @Test
   void randomSchedulesKeepTheExactlyOnceContract() throws Exception {
@@ -74,9 +77,11 @@ class ExactlyOnceSimulationTest {
         }
       }
       long ms = (System.nanoTime() - started) / 1_000_000;
-      System.out.printf("simulation: %d schedules from seed %d on %d thread(s) in %d ms; reached %s; failed: %s%n",
+      System.out.printf(
+          "simulation: %d schedules from seed %d on %d thread(s) in %d ms; reached %s; failed: %s%n",
           schedules, first, threads, ms, situations, countByKind);
-      assertTrue(firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
+      assertTrue(
+          firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
     } finally {
       pool.shutdownNow();
       Configurator.setLevel("io.kcdelta", logLevel);
@@ -86,8 +91,13 @@ class ExactlyOnceSimulationTest {
   private static Outcome runSchedule(long seed, Path dir) {
     try (Simulation sim = new Simulation(seed, dir)) {
       List<String> violations = sim.run(STEPS);
-      return violations.isEmpty() ? new Outcome(seed, null, null, sim.situations)
-          : new Outcome(seed, kindOf(violations.get(0)), describe(seed, dir, sim, violations), sim.situations);
+      return violations.isEmpty()
+          ? new Outcome(seed, null, null, sim.situations)
+          : new Outcome(
+              seed,
+              kindOf(violations.get(0)),
+              describe(seed, dir, sim, violations),
+              sim.situations);
     } finally {
       Simulation.deleteRecursively(dir);
     }
@@ -96,27 +106,48 @@ class ExactlyOnceSimulationTest {
   /** The violation without the names and numbers that differ between seeds. */
   static String kindOf(String violation) {
     String firstLine = violation.lines().findFirst().orElse("");
-    return firstLine.replaceAll("task-\\d+", "task").replaceAll("[ab]-\\d", "tp").replaceAll("\\[[0-9, ]*\\]", "[..]")
+    return firstLine
+        .replaceAll("task-\\d+", "task")
+        .replaceAll("[ab]-\\d", "tp")
+        .replaceAll("\\[[0-9, ]*\\]", "[..]")
         .replaceAll("\\d+", "N");
   }
 
   static String describe(long seed, Path dir, Simulation sim, List<String> violations) {
     int keep = Boolean.getBoolean("sim.verbose") ? Integer.MAX_VALUE : 40;
     List<String> tail = sim.trace.subList(Math.max(0, sim.trace.size() - keep), sim.trace.size());
-    // The writer iterates its tables in the hash order of their paths: the same directory keeps that order.
-    String replay = "-Dsim.seed=" + seed + " -Dsim.schedules=1 -Dsim.steps=" + STEPS + " -Dsim.dir=" + dir.getParent();
-    return "seed " + seed + " (replay: " + replay + "): " + String.join("\n  ", violations) + "\n  last steps:\n    "
+    // The writer iterates its tables in the hash order of their paths: the same directory keeps
+    // that order.
+    String replay =
+        "-Dsim.seed="
+            + seed
+            + " -Dsim.schedules=1 -Dsim.steps="
+            + STEPS
+            + " -Dsim.dir="
+            + dir.getParent();
+    return "seed "
+        + seed
+        + " (replay: "
+        + replay
+        + "): "
+        + String.join("\n  ", violations)
+        + "\n  last steps:\n    "
         + String.join("\n    ", tail);
   }
 
-  /** A fresh directory for the run's tables, in memory where possible; {@code -Dsim.dir} names it. */
+  /**
+   * A fresh directory for the run's tables, in memory where possible; {@code -Dsim.dir} names it.
+   */
   static Path baseDir() throws IOException {
     String given = System.getProperty("sim.dir");
     if (given != null) {
       return Files.createDirectories(Path.of(given));
     }
     Path shm = Path.of("/dev/shm");
-    Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    Path parent =
+        Files.isDirectory(shm) && Files.isWritable(shm)
+            ? shm
+            : Path.of(System.getProperty("java.io.tmpdir"));
     Path base = Files.createTempDirectory(parent, "kcdelta-sim");
     base.toFile().deleteOnExit();
     return base;

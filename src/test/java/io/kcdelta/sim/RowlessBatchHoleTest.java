@@ -10,24 +10,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A hole the simulation found after holes 1-3 were closed: a batch that holds offsets but no row (every
- * record errant, or a tombstone that behavior.on.null.values=ignore skips) had no schema, so its commit
- * failed on a table whose schema the writer did not know. Found with {@code -Dsim.seed=59} at 40 steps per
- * schedule; these scripts replay it without randomness. Both failed before the fix in DeltaCommitter (a
- * batch without files commits its offsets alone, or waits for rows when there is no table yet).
+ * A hole the simulation found after holes 1-3 were closed: a batch that holds offsets but no row
+ * (every record errant, or a tombstone that behavior.on.null.values=ignore skips) had no schema, so
+ * its commit failed on a table whose schema the writer did not know. Found with {@code
+ * -Dsim.seed=59} at 40 steps per schedule; these scripts replay it without randomness. Both failed
+ * before the fix in DeltaCommitter (a batch without files commits its offsets alone, or waits for
+ * rows when there is no table yet).
  */
 class RowlessBatchHoleTest {
   private static final int MAX_POLL = 100;
   private static final int COMMIT_EVERY = 3;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /**
    * task-1 opened x-1 before the table existed, task-0 then created it; task-1's next batch is one
-   * errant record of x-1. Seen: the commit throws NullPointerException in SchemaEvolution.evolve (the
-   * batch has no schema), which counts as transient: RetriableException on every put, x-1 never
-   * advances ({@code x-1: txn version -1, expected the last offset 0}) until the retry budget fails the task.
+   * errant record of x-1. Seen: the commit throws NullPointerException in SchemaEvolution.evolve
+   * (the batch has no schema), which counts as transient: RetriableException on every put, x-1
+   * never advances ({@code x-1: txn version -1, expected the last offset 0}) until the retry budget
+   * fails the task.
    */
   @Test
   void rowlessBatchCommitsToATableAnotherTaskCreated() {
@@ -52,9 +53,9 @@ class RowlessBatchHoleTest {
 
   /**
    * A new table whose first batch is one errant record. Seen: the commit creates the table from the
-   * batch's schema, which is null; Delta refuses ("Data written into Delta needs to contain at least one
-   * non-partitioned column"), the writer takes that as permanent and the task dies, and dies again after
-   * every restart, since the record comes again.
+   * batch's schema, which is null; Delta refuses ("Data written into Delta needs to contain at
+   * least one non-partitioned column"), the writer takes that as permanent and the task dies, and
+   * dies again after every restart, since the record comes again.
    */
   @Test
   void rowlessFirstBatchOfANewTableDoesNotFailTheTask() {

@@ -9,16 +9,17 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the simulated storage of one schedule does at each call: succeed, fail before acting, or act and
- * then fail (the answer lost).
+ * What the simulated storage of one schedule does at each call: succeed, fail before acting, or act
+ * and then fail (the answer lost).
  *
- * <p>Hadoop and Delta Standalone instantiate {@link SimFileSystem} and {@link SimLogStore} by class name,
- * so they cannot be handed the faults of their schedule: they look them up by the path of each call.
- * Each schedule registers its own root directory, which lets schedules run on several threads at once.
+ * <p>Hadoop and Delta Standalone instantiate {@link SimFileSystem} and {@link SimLogStore} by class
+ * name, so they cannot be handed the faults of their schedule: they look them up by the path of
+ * each call. Each schedule registers its own root directory, which lets schedules run on several
+ * threads at once.
  *
- * <p>Two kinds of faults: a probability per kind of call (random schedules), and scripted ones, "fail the
- * next N calls of this kind on paths containing S" (regression tests), which are checked first and use no
- * randomness.
+ * <p>Two kinds of faults: a probability per kind of call (random schedules), and scripted ones,
+ * "fail the next N calls of this kind on paths containing S" (regression tests), which are checked
+ * first and use no randomness.
  */
 final class SimFaults implements AutoCloseable {
 
@@ -46,6 +47,7 @@ final class SimFaults implements AutoCloseable {
   private final Random random;
   private final Map<Kind, Double> probability = new EnumMap<>(Kind.class);
   private final List<Scripted> scripted = new ArrayList<>();
+
   /** Every fault injected, in order: "kind path". */
   private final List<String> injected = new ArrayList<>();
 
@@ -54,7 +56,10 @@ final class SimFaults implements AutoCloseable {
     this.random = random;
   }
 
-  /** The faults of the schedule whose files all live below {@code root}; {@link #close()} forgets them. */
+  /**
+   * The faults of the schedule whose files all live below {@code root}; {@link #close()} forgets
+   * them.
+   */
   static SimFaults register(java.nio.file.Path root, Random random) {
     String key = root.toAbsolutePath().normalize().toString();
     SimFaults faults = new SimFaults(key, random);
@@ -97,7 +102,9 @@ final class SimFaults implements AutoCloseable {
     return injected.size();
   }
 
-  /** Throws if the call of this kind on {@code path} is to fail; called by the simulated storage. */
+  /**
+   * Throws if the call of this kind on {@code path} is to fail; called by the simulated storage.
+   */
   static void maybeFail(Kind kind, org.apache.hadoop.fs.Path path) throws IOException {
     String p = path.toUri().getPath();
     ownerOf(p).failIfDue(kind, p, path.getName());

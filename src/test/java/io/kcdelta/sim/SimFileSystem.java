@@ -16,32 +16,52 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
-/** The local file system, with the {@link SimFaults} of the path's schedule applied to the connector's data files (part-*). */
+/**
+ * The local file system, with the {@link SimFaults} of the path's schedule applied to the
+ * connector's data files (part-*).
+ */
 public class SimFileSystem extends RawLocalFileSystem {
 
   @Override
-  public FSDataOutputStream create(Path f, boolean overwrite, int bufferSize, short replication, long blockSize,
-      Progressable progress) throws IOException {
+  public FSDataOutputStream create(
+      Path f,
+      boolean overwrite,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      Progressable progress)
+      throws IOException {
     checkCreate(f);
     return wrap(f, super.create(f, overwrite, bufferSize, replication, blockSize, progress));
   }
 
   @Override
-  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
-      short replication, long blockSize, Progressable progress) throws IOException {
+  public FSDataOutputStream create(
+      Path f,
+      FsPermission permission,
+      boolean overwrite,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      Progressable progress)
+      throws IOException {
     checkCreate(f);
-    return wrap(f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress));
-  }
-
-  /** Without Hadoop's native library every permission change forks a chmod: irrelevant here, and slow. */
-  @Override
-  public void setPermission(Path p, FsPermission permission) {
+    return wrap(
+        f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress));
   }
 
   /**
-   * One stat, without owner and permissions. RawLocalFileSystem builds each status through regex path
-   * normalisation, and Delta lists the whole _delta_log at every snapshot update and stats each file it
-   * opens: a tenth of the simulation's CPU. Length, kind, time and path are what Delta and Parquet read.
+   * Without Hadoop's native library every permission change forks a chmod: irrelevant here, and
+   * slow.
+   */
+  @Override
+  public void setPermission(Path p, FsPermission permission) {}
+
+  /**
+   * One stat, without owner and permissions. RawLocalFileSystem builds each status through regex
+   * path normalisation, and Delta lists the whole _delta_log at every snapshot update and stats
+   * each file it opens: a tenth of the simulation's CPU. Length, kind, time and path are what Delta
+   * and Parquet read.
    */
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
@@ -71,13 +91,19 @@ public class SimFileSystem extends RawLocalFileSystem {
       throw new FileNotFoundException("File " + qualified + " does not exist");
     }
     Path path = new Path(qualified);
-    return new FileStatus(a.size(), a.isDirectory(), 1, getDefaultBlockSize(path), a.lastModifiedTime().toMillis(),
+    return new FileStatus(
+        a.size(),
+        a.isDirectory(),
+        1,
+        getDefaultBlockSize(path),
+        a.lastModifiedTime().toMillis(),
         path);
   }
 
   private static URI child(URI parent, String name) {
     try {
-      return new URI(parent.getScheme(), parent.getAuthority(), parent.getPath() + "/" + name, null, null);
+      return new URI(
+          parent.getScheme(), parent.getAuthority(), parent.getPath() + "/" + name, null, null);
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(e);
     }
@@ -97,23 +123,24 @@ public class SimFileSystem extends RawLocalFileSystem {
     if (!isDataFile(f)) {
       return out;
     }
-    OutputStream failingClose = new OutputStream() {
-      @Override
-      public void write(int b) throws IOException {
-        out.write(b);
-      }
+    OutputStream failingClose =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            out.write(b);
+          }
 
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
-      }
+          @Override
+          public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+          }
 
-      @Override
-      public void close() throws IOException {
-        out.close();
-        SimFaults.maybeFail(SimFaults.Kind.DATA_FILE_CLOSE, f);
-      }
-    };
+          @Override
+          public void close() throws IOException {
+            out.close();
+            SimFaults.maybeFail(SimFaults.Kind.DATA_FILE_CLOSE, f);
+          }
+        };
     return new FSDataOutputStream(failingClose, statistics, out.getPos());
   }
 }

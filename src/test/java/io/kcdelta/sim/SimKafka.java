@@ -14,16 +14,20 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /** The topics' logs and the consumer group's committed offsets. Offsets start at 0, no gaps. */
 final class SimKafka {
-  static final Schema VALUE = SchemaBuilder.struct().name("SimRow")
-      .field("t", Schema.STRING_SCHEMA)
-      .field("p", Schema.INT32_SCHEMA)
-      .field("o", Schema.INT64_SCHEMA)
-      .build();
+  static final Schema VALUE =
+      SchemaBuilder.struct()
+          .name("SimRow")
+          .field("t", Schema.STRING_SCHEMA)
+          .field("p", Schema.INT32_SCHEMA)
+          .field("o", Schema.INT64_SCHEMA)
+          .build();
 
   private final List<TopicPartition> partitions;
   private final Map<TopicPartition, List<SinkRecord>> logs = new HashMap<>();
+
   /** Offsets whose value is null: with behavior.on.null.values=fail they are errant, never rows. */
   final Set<String> poison = new TreeSet<>();
+
   final Map<TopicPartition, Long> groupOffsets = new HashMap<>();
 
   SimKafka(List<TopicPartition> partitions) {
@@ -40,8 +44,10 @@ final class SimKafka {
   void produce(TopicPartition tp, boolean poisonRecord) {
     List<SinkRecord> log = logs.get(tp);
     long offset = log.size();
-    Struct value = poisonRecord ? null
-        : new Struct(VALUE).put("t", tp.topic()).put("p", tp.partition()).put("o", offset);
+    Struct value =
+        poisonRecord
+            ? null
+            : new Struct(VALUE).put("t", tp.topic()).put("p", tp.partition()).put("o", offset);
     if (poisonRecord) {
       poison.add(key(tp, offset));
     }

@@ -23,17 +23,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.parquet.example.data.Group;
 
 /**
- * What a schedule's Delta tables hold, read as an independent reader would: Delta Standalone for the log,
- * parquet-hadoop for the rows, on the plain local file system (no faults).
+ * What a schedule's Delta tables hold, read as an independent reader would: Delta Standalone for
+ * the log, parquet-hadoop for the rows, on the plain local file system (no faults).
  */
 final class SimTables {
   /**
-   * Without Hadoop's shipped defaults (core-default.xml): the local file system, Parquet and Delta read
-   * them from their code defaults, while each DeltaLog.forTable matches every entry against regexes and
-   * each {@code new Configuration()} parses the file again (a quarter of the run when every check made
-   * its own). The readers use the plain local file system, not the simulated one: no faults.
+   * Without Hadoop's shipped defaults (core-default.xml): the local file system, Parquet and Delta
+   * read them from their code defaults, while each DeltaLog.forTable matches every entry against
+   * regexes and each {@code new Configuration()} parses the file again (a quarter of the run when
+   * every check made its own). The readers use the plain local file system, not the simulated one:
+   * no faults.
    */
   private final Configuration conf = new Configuration(false);
+
   private final String appIdPrefix;
   private final Function<TopicPartition, String> tableOf;
   private final Map<String, DeltaLog> readers = new HashMap<>();
@@ -54,7 +56,8 @@ final class SimTables {
     for (TopicPartition tp : partitions) {
       DeltaLog log = reader(tableOf.apply(tp));
       if (log != null) {
-        OptimisticTransaction txn = txns.computeIfAbsent(tableOf.apply(tp), t -> log.startTransaction());
+        OptimisticTransaction txn =
+            txns.computeIfAbsent(tableOf.apply(tp), t -> log.startTransaction());
         out.put(tp, txn.txnVersion(appId(tp)));
       }
     }
@@ -62,10 +65,11 @@ final class SimTables {
   }
 
   /**
-   * The same from the commit files read so far, for deciding when the drain is done: rebuilding a Delta
-   * snapshot reads the last checkpoint again (and parses core-default.xml again, in parquet4s), which
-   * made the drain's checks a sixth of the run. Delta's rule: an appId's version is that of its latest
-   * txn action. A wrong answer here only ends the drain early (the final check then fails) or late.
+   * The same from the commit files read so far, for deciding when the drain is done: rebuilding a
+   * Delta snapshot reads the last checkpoint again (and parses core-default.xml again, in
+   * parquet4s), which made the drain's checks a sixth of the run. Delta's rule: an appId's version
+   * is that of its latest txn action. A wrong answer here only ends the drain early (the final
+   * check then fails) or late.
    */
   Map<TopicPartition, Long> txnVersionsFromCommits(List<TopicPartition> partitions) {
     Map<TopicPartition, Long> out = new HashMap<>();
@@ -85,8 +89,8 @@ final class SimTables {
   }
 
   /**
-   * Counts the rows of every file in the tables' current snapshots by "topic-partition@offset"; adds a
-   * violation for a file added twice in the log or that cannot be read.
+   * Counts the rows of every file in the tables' current snapshots by "topic-partition@offset";
+   * adds a violation for a file added twice in the log or that cannot be read.
    */
   Map<String, Integer> rows(List<String> tables, List<String> violations) {
     Map<String, Integer> rows = new TreeMap<>();
@@ -99,8 +103,12 @@ final class SimTables {
       org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
       for (AddFile add : log.snapshot().getAllFiles()) {
         try {
-          for (Group g : ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, add.getPath()))) {
-            rows.merge(g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0), 1, Integer::sum);
+          for (Group g :
+              ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, add.getPath()))) {
+            rows.merge(
+                g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0),
+                1,
+                Integer::sum);
           }
         } catch (IOException e) {
           violations.add(table + ": cannot read " + add.getPath() + ": " + e);
@@ -116,7 +124,13 @@ final class SimTables {
       VersionLog v = it.next();
       for (Action a : v.getActions()) {
         if (a instanceof AddFile add && !added.add(add.getPath())) {
-          violations.add(table + ": file " + add.getPath() + " added twice (again in version " + v.getVersion() + ")");
+          violations.add(
+              table
+                  + ": file "
+                  + add.getPath()
+                  + " added twice (again in version "
+                  + v.getVersion()
+                  + ")");
         }
       }
     }

@@ -18,19 +18,20 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
- * Connect's {@code WorkerSinkTask} (connect-runtime 3.0–4.3) for one task instance, reduced to what the
- * sink can observe, with its consumer folded in:
+ * Connect's {@code WorkerSinkTask} (connect-runtime 3.0–4.3) for one task instance, reduced to what
+ * the sink can observe, with its consumer folded in:
+ *
  * <ul>
- *   <li>poll() first applies the seeks the task asked for ({@code rewind()}: a bare consumer.seek, which
- *       throws IllegalStateException for a partition no longer assigned), then runs the rebalance
- *       callbacks, then fetches, then delivers;</li>
- *   <li>put() throwing RetriableException pauses everything and the SAME retained batch is delivered
- *       again on the next poll, not filtered by seeks, only by revocation;</li>
+ *   <li>poll() first applies the seeks the task asked for ({@code rewind()}: a bare consumer.seek,
+ *       which throws IllegalStateException for a partition no longer assigned), then runs the
+ *       rebalance callbacks, then fetches, then delivers;
+ *   <li>put() throwing RetriableException pauses everything and the SAME retained batch is
+ *       delivered again on the next poll, not filtered by seeks, only by revocation;
  *   <li>revocation calls preCommit then close(revoked) (eager: everything; cooperative: a subset);
- *       assignment calls open(assigned) and applies the seeks right away;</li>
+ *       assignment calls open(assigned) and applies the seeks right away;
  *   <li>offsets are committed to the group from preCommit every few iterations, only up to what was
- *       delivered;</li>
- *   <li>a crash runs neither close() nor stop().</li>
+ *       delivered;
+ *   <li>a crash runs neither close() nor stop().
  * </ul>
  */
 final class SimWorkerSinkTask {
@@ -47,8 +48,10 @@ final class SimWorkerSinkTask {
   final String name;
   private final SimKafka kafka;
   private final Group group;
+
   /** What the task asks of Connect: seeks (applied at the next poll), errant records. */
   final FakeSinkContext context = new FakeSinkContext();
+
   DeltaSinkWriter task;
 
   final Set<TopicPartition> assignment = context.assignment;
@@ -62,12 +65,19 @@ final class SimWorkerSinkTask {
   private int iterations;
   private final int commitEvery;
   private final int maxPollRecords;
+
   /** Why the task died (Connect marks it FAILED), or null. */
   Throwable failure;
+
   boolean stopped;
 
-  SimWorkerSinkTask(String name, SimKafka kafka, Group group, Function<SinkTaskContext, DeltaSinkWriter> factory,
-      int commitEvery, int maxPollRecords) {
+  SimWorkerSinkTask(
+      String name,
+      SimKafka kafka,
+      Group group,
+      Function<SinkTaskContext, DeltaSinkWriter> factory,
+      int commitEvery,
+      int maxPollRecords) {
     this.name = name;
     this.kafka = kafka;
     this.group = group;
@@ -129,11 +139,14 @@ final class SimWorkerSinkTask {
   private void deliverMessages() {
     Map<TopicPartition, long[]> span = new LinkedHashMap<>();
     for (SinkRecord r : messageBatch) {
-      span.computeIfAbsent(new TopicPartition(r.topic(), r.kafkaPartition()), k -> new long[] {r.kafkaOffset(), 0})[1] =
+      span.computeIfAbsent(
+                  new TopicPartition(r.topic(), r.kafkaPartition()),
+                  k -> new long[] {r.kafkaOffset(), 0})[1] =
           r.kafkaOffset();
     }
     StringBuilder d = new StringBuilder(pausedForRedelivery ? "redelivered " : "");
-    span.forEach((tp, s) -> d.append(tp).append('@').append(s[0]).append("..").append(s[1]).append(' '));
+    span.forEach(
+        (tp, s) -> d.append(tp).append('@').append(s[0]).append("..").append(s[1]).append(' '));
     lastDelivery = d.toString();
     try {
       task.put(new ArrayList<>(messageBatch));
@@ -189,17 +202,19 @@ final class SimWorkerSinkTask {
       }
     }
     Map<TopicPartition, OffsetAndMetadata> committable = new HashMap<>();
-    provided.forEach((tp, o) -> {
-      if (toCommit.containsKey(tp) && o.offset() <= toCommit.get(tp).offset()) {
-        committable.put(tp, o);
-      }
-    });
+    provided.forEach(
+        (tp, o) -> {
+          if (toCommit.containsKey(tp) && o.offset() <= toCommit.get(tp).offset()) {
+            committable.put(tp, o);
+          }
+        });
     if (!committable.isEmpty()) {
       group.commit(this, committable);
     }
   }
 
-  // ------------------------------------------------------------ rebalance callbacks (called by the group)
+  // ------------------------------------------------------------ rebalance callbacks (called by the
+  // group)
 
   void onPartitionsRevoked(Collection<TopicPartition> revoked) {
     onPartitionsRemoved(revoked, false);
@@ -260,7 +275,9 @@ final class SimWorkerSinkTask {
     }
   }
 
-  /** Graceful stop: Connect closes every partition (committing offsets first), then stops the task. */
+  /**
+   * Graceful stop: Connect closes every partition (committing offsets first), then stops the task.
+   */
   void stop() {
     if (!alive()) {
       return;

@@ -30,33 +30,44 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
- * Connect runtime events and storage faults driving the real {@link DeltaSinkWriter} on real local Delta
- * tables, then the invariants of the exactly-once contract. Either one random schedule ({@link #run}) or
- * a script: {@link #startTask(int, int)}, {@link #produce}, {@link #iterate}, {@link #advanceClock},
- * {@link #faults()}, then {@link #finish()}.
+ * Connect runtime events and storage faults driving the real {@link DeltaSinkWriter} on real local
+ * Delta tables, then the invariants of the exactly-once contract. Either one random schedule
+ * ({@link #run}) or a script: {@link #startTask(int, int)}, {@link #produce}, {@link #iterate},
+ * {@link #advanceClock}, {@link #faults()}, then {@link #finish()}.
  */
 final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   static final long FLUSH_MS = 1_000;
   private static final String APP_ID = "sim";
 
   /**
-   * Situations that hid exactly-once holes before, counted so that a change of the schedule's mix of
-   * events that stops reaching them shows (the regression tests replay each one by a script).
+   * Situations that hid exactly-once holes before, counted so that a change of the schedule's mix
+   * of events that stops reaching them shows (the regression tests replay each one by a script).
    */
   enum Situation {
-    /** put() asked for a seek (a table's batch was dropped) and then threw RetriableException: hole 1. */
+    /**
+     * put() asked for a seek (a table's batch was dropped) and then threw RetriableException: hole
+     * 1.
+     */
     RETRIABLE_WITH_REWIND_PENDING,
-    /** A storage fault hit close() of a cooperative revocation while other partitions stay: holes 2, 3. */
+    /**
+     * A storage fault hit close() of a cooperative revocation while other partitions stay: holes 2,
+     * 3.
+     */
     CLOSE_OF_SOME_FAILED,
     /** A storage fault hit close() of all the task's partitions. */
     CLOSE_FAILED
   }
 
-  /** The world of a schedule: the rebalance protocol, the topics, one table per topic or one for all. */
-  record Setup(boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
+  /**
+   * The world of a schedule: the rebalance protocol, the topics, one table per topic or one for
+   * all.
+   */
+  record Setup(
+      boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
     static Setup random(Random random) {
       boolean cooperative = random.nextBoolean();
-      return random.nextBoolean() ? new Setup(cooperative, List.of("a", "b"), 2, true)
+      return random.nextBoolean()
+          ? new Setup(cooperative, List.of("a", "b"), 2, true)
           : new Setup(cooperative, List.of("a"), 3, false);
     }
 
@@ -72,20 +83,21 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   /**
-   * The Hadoop settings of every simulated writer: made once by the connector's own factory (a fresh
-   * Configuration parses core-default.xml again) and copied per writer. delta.table.path, the one
-   * setting that differs between schedules, never reaches Hadoop.
+   * The Hadoop settings of every simulated writer: made once by the connector's own factory (a
+   * fresh Configuration parses core-default.xml again) and copied per writer. delta.table.path, the
+   * one setting that differs between schedules, never reaches Hadoop.
    */
-  private static final Configuration HADOOP = withoutShippedDefaults(
-      HadoopConfigurationFactory.create(new DeltaSinkConfig(writerSettings("file:///unused"))));
+  private static final Configuration HADOOP =
+      withoutShippedDefaults(
+          HadoopConfigurationFactory.create(new DeltaSinkConfig(writerSettings("file:///unused"))));
 
   /**
    * Keeps what the connector set (its own settings and the hadoop.* overrides) and drops the ~1,000
-   * entries of Hadoop's core-default.xml, whose values the local file system, Parquet and Delta take
-   * from their code defaults anyway. Why: Delta Standalone matches every entry against regexes twice at
-   * each DeltaLog.forTable, and a writer opens a DeltaLog per table at every open() after an eager
-   * rebalance; with the shipped defaults that was a fifth of the simulation's CPU.
-   * {@code -Dsim.hadoopDefaults=true} keeps them, to check that they change nothing.
+   * entries of Hadoop's core-default.xml, whose values the local file system, Parquet and Delta
+   * take from their code defaults anyway. Why: Delta Standalone matches every entry against regexes
+   * twice at each DeltaLog.forTable, and a writer opens a DeltaLog per table at every open() after
+   * an eager rebalance; with the shipped defaults that was a fifth of the simulation's CPU. {@code
+   * -Dsim.hadoopDefaults=true} keeps them, to check that they change nothing.
    */
   private static Configuration withoutShippedDefaults(Configuration full) {
     if (Boolean.getBoolean("sim.hadoopDefaults")) {
@@ -111,15 +123,19 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private final SimTables tables;
   private final List<SimWorkerSinkTask> members = new ArrayList<>();
   private final List<SimWorkerSinkTask> zombies = new ArrayList<>();
+
   /** Expelled members that learn it at their next poll (onPartitionsLost), then rejoin. */
   private final List<SimWorkerSinkTask> rejoining = new ArrayList<>();
+
   private final List<SimWorkerSinkTask> all = new ArrayList<>();
   private final Map<TopicPartition, SimWorkerSinkTask> owner = new HashMap<>();
   private long clock = 1_000_000;
   private int instances;
   final List<String> trace = new ArrayList<>();
+
   /** How often the schedule reached situations that once hid a hole (see {@link Situation}). */
   final Map<Situation, Integer> situations = new EnumMap<>(Situation.class);
+
   final List<String> violations = new ArrayList<>();
 
   /** A random schedule: the world, the events and the faults all follow from the seed. */
@@ -127,7 +143,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     this("seed " + seed, new Random(seed), dir, null, new Random(seed * 31 + 7));
   }
 
-  /** A scripted schedule in the given world: nothing random happens unless the script asks for it. */
+  /**
+   * A scripted schedule in the given world: nothing random happens unless the script asks for it.
+   */
   Simulation(Setup setup, Path dir) {
     this("script", new Random(0), dir, setup, new Random(0));
   }
@@ -142,10 +160,14 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     this.tables = new SimTables(APP_ID, this::tableOf);
   }
 
-  /** Runs the random schedule, drains, checks; returns the violations (empty: the contract held). */
+  /**
+   * Runs the random schedule, drains, checks; returns the violations (empty: the contract held).
+   */
   List<String> run(int steps) {
-    trace(label + (setup.cooperative() ? " cooperative" : " eager")
-        + (setup.tablePerTopic() ? ", a table per topic" : ", one table"));
+    trace(
+        label
+            + (setup.cooperative() ? " cooperative" : " eager")
+            + (setup.tablePerTopic() ? ", a table per topic" : ", one table"));
     startTask();
     if (random.nextBoolean()) {
       startTask();
@@ -157,7 +179,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     return finish();
   }
 
-  /** Heals every fault, lets the tasks commit everything, stops them, checks; returns the violations. */
+  /**
+   * Heals every fault, lets the tasks commit everything, stops them, checks; returns the
+   * violations.
+   */
   List<String> finish() {
     if (violations.isEmpty()) {
       drain();
@@ -199,7 +224,15 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     if (t.lastDelivery.endsWith("-> RetriableException") && !t.context.seeks.isEmpty()) {
       observed(Situation.RETRIABLE_WITH_REWIND_PENDING);
     }
-    trace("iterate " + t.name + " " + t.assignment + ": " + t.lastDelivery + " seeks after: " + t.context.seeks);
+    trace(
+        "iterate "
+            + t.name
+            + " "
+            + t.assignment
+            + ": "
+            + t.lastDelivery
+            + " seeks after: "
+            + t.context.seeks);
     checkNoTaskDied();
   }
 
@@ -211,7 +244,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   /** Starts a task instance that joins the group (its partitions come at its first poll). */
   SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords) {
     String name = "task-" + instances++;
-    SimWorkerSinkTask t = new SimWorkerSinkTask(name, kafka, this, this::newWriter, commitEvery, maxPollRecords);
+    SimWorkerSinkTask t =
+        new SimWorkerSinkTask(name, kafka, this, this::newWriter, commitEvery, maxPollRecords);
     members.add(t);
     all.add(t);
     trace("start " + name);
@@ -242,8 +276,15 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       faults.set(Kind.DATA_FILE_CLOSE, levels[random.nextInt(levels.length)]);
       faults.set(Kind.COMMIT_BEFORE, levels[random.nextInt(levels.length)]);
       faults.set(Kind.COMMIT_AFTER, levels[random.nextInt(levels.length)] / 2);
-      trace("faults create=" + faults.get(Kind.DATA_FILE_CREATE) + " close=" + faults.get(Kind.DATA_FILE_CLOSE)
-          + " commitBefore=" + faults.get(Kind.COMMIT_BEFORE) + " commitAfter=" + faults.get(Kind.COMMIT_AFTER));
+      trace(
+          "faults create="
+              + faults.get(Kind.DATA_FILE_CREATE)
+              + " close="
+              + faults.get(Kind.DATA_FILE_CLOSE)
+              + " commitBefore="
+              + faults.get(Kind.COMMIT_BEFORE)
+              + " commitAfter="
+              + faults.get(Kind.COMMIT_AFTER));
     } else if (r < 91) {
       if (members.size() < 3) {
         startTask();
@@ -294,8 +335,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     if (members.isEmpty()) {
       startTask();
     }
-    // Three rounds at least (every task, rejoining zombies too, polls and gets due for a commit), then
-    // until the tables hold every offset; allCommitted() only reads new commit files, so ask every round.
+    // Three rounds at least (every task, rejoining zombies too, polls and gets due for a commit),
+    // then
+    // until the tables hold every offset; allCommitted() only reads new commit files, so ask every
+    // round.
     for (int round = 0; round < 400 && (round < 3 || !allCommitted()); round++) {
       List<SimWorkerSinkTask> turn = new ArrayList<>(members);
       turn.addAll(rejoining);
@@ -351,9 +394,16 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   private DeltaSinkWriter newWriter(SinkTaskContext context) {
-    String path = "file://" + dir.toAbsolutePath() + "/" + (setup.tablePerTopic() ? "${topic}" : "table");
-    return new DeltaSinkWriter(new DeltaSinkConfig(writerSettings(path)), context, new Configuration(HADOOP),
-        context.errantRecordReporter(), SinkMetrics.none(), RecordOrigin.ORIGINAL, () -> clock);
+    String path =
+        "file://" + dir.toAbsolutePath() + "/" + (setup.tablePerTopic() ? "${topic}" : "table");
+    return new DeltaSinkWriter(
+        new DeltaSinkConfig(writerSettings(path)),
+        context,
+        new Configuration(HADOOP),
+        context.errantRecordReporter(),
+        SinkMetrics.none(),
+        RecordOrigin.ORIGINAL,
+        () -> clock);
   }
 
   private void leave(SimWorkerSinkTask t) {
@@ -407,7 +457,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     member.onPartitionsRevoked(revoke);
     revoke.forEach(owner::remove);
     if (faults.injectedCount() > faultsBefore) {
-      observed(member.assignment.isEmpty() ? Situation.CLOSE_FAILED : Situation.CLOSE_OF_SOME_FAILED);
+      observed(
+          member.assignment.isEmpty() ? Situation.CLOSE_FAILED : Situation.CLOSE_OF_SOME_FAILED);
     }
   }
 
@@ -450,8 +501,13 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private static String stackOf(Throwable t) {
     StringWriter w = new StringWriter();
     t.printStackTrace(new PrintWriter(w));
-    return w.toString().lines().filter(l -> !l.contains("org.junit") && !l.contains("jdk.internal")
-        && !l.contains("java.base")).limit(14).collect(Collectors.joining("\n"));
+    return w.toString()
+        .lines()
+        .filter(
+            l ->
+                !l.contains("org.junit") && !l.contains("jdk.internal") && !l.contains("java.base"))
+        .limit(14)
+        .collect(Collectors.joining("\n"));
   }
 
   private String tableOf(TopicPartition tp) {
@@ -479,19 +535,26 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         }
       }
       if (!missing.isEmpty()) {
-        violations.add(tp + ": offsets missing from the table: " + missing + " (of 0.." + (end - 1) + ")");
+        violations.add(
+            tp + ": offsets missing from the table: " + missing + " (of 0.." + (end - 1) + ")");
       }
       if (!duplicated.isEmpty()) {
         violations.add(tp + ": offsets in the table more than once: " + duplicated);
       }
       long expected = end - 1;
       if (end > 0 && txns.getOrDefault(tp, -1L) != expected) {
-        violations.add(tp + ": txn version " + txns.get(tp) + ", expected the last offset " + expected);
+        violations.add(
+            tp + ": txn version " + txns.get(tp) + ", expected the last offset " + expected);
       }
     }
     Set<String> errantKeys = new HashSet<>();
-    all.forEach(t -> t.context.errant.forEach(r -> errantKeys.add(SimKafka.key(
-        new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset()))));
+    all.forEach(
+        t ->
+            t.context.errant.forEach(
+                r ->
+                    errantKeys.add(
+                        SimKafka.key(
+                            new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset()))));
     for (String p : kafka.poison) {
       if (!errantKeys.contains(p)) {
         violations.add(p + " (null value) never reached the errant record reporter");

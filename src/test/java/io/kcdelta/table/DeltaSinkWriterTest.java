@@ -31,17 +31,21 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The exactly-once protocol against a real local Delta table, with Connect played by a fake context. */
+/**
+ * The exactly-once protocol against a real local Delta table, with Connect played by a fake
+ * context.
+ */
 class DeltaSinkWriterTest {
-  private static final Schema SCHEMA = SchemaBuilder.struct().name("Row")
-      .field("id", Schema.INT64_SCHEMA)
-      .field("name", Schema.OPTIONAL_STRING_SCHEMA)
-      .build();
+  private static final Schema SCHEMA =
+      SchemaBuilder.struct()
+          .name("Row")
+          .field("id", Schema.INT64_SCHEMA)
+          .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .build();
   private static final TopicPartition TP = new TopicPartition("events", 0);
   private static final long FLUSH_MS = 1_000;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final AtomicLong clock = new AtomicLong(1_000_000);
   private final Configuration conf = new Configuration();
   private String table;
@@ -68,8 +72,14 @@ class DeltaSinkWriterTest {
 
   private DeltaSinkWriter writer(FakeSinkContext ctx, RecordOrigin origin, String... kv) {
     DeltaSinkConfig config = config(kv);
-    return new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), ctx.reporter,
-        SinkMetrics.none(), origin, clock::get);
+    return new DeltaSinkWriter(
+        config,
+        ctx,
+        HadoopConfigurationFactory.create(config),
+        ctx.reporter,
+        SinkMetrics.none(),
+        origin,
+        clock::get);
   }
 
   private static SinkRecord record(long offset) {
@@ -96,7 +106,11 @@ class DeltaSinkWriterTest {
     Map<Long, Integer> counts = new HashMap<>();
     org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
     for (AddFile add : DeltaLog.forTable(conf, table).update().getAllFiles()) {
-      for (Group g : ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
+      for (Group g :
+          ParquetRows.read(
+              conf,
+              new org.apache.hadoop.fs.Path(
+                  root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
         counts.merge(g.getLong("id", 0), 1, Integer::sum);
       }
     }
@@ -116,12 +130,14 @@ class DeltaSinkWriterTest {
 
     w.put(records(0, 10));
     assertEquals(-1, txnVersion());
-    assertTrue(w.preCommit(Map.of(TP, new OffsetAndMetadata(10))).isEmpty(), "nothing is durable yet");
+    assertTrue(
+        w.preCommit(Map.of(TP, new OffsetAndMetadata(10))).isEmpty(), "nothing is durable yet");
 
     clock.addAndGet(FLUSH_MS);
     w.put(List.of());
     assertEquals(9, txnVersion());
-    assertEquals(Map.of(TP, new OffsetAndMetadata(10)), w.preCommit(Map.of(TP, new OffsetAndMetadata(10))));
+    assertEquals(
+        Map.of(TP, new OffsetAndMetadata(10)), w.preCommit(Map.of(TP, new OffsetAndMetadata(10))));
     assertEquals(10, idCounts().size());
   }
 
@@ -196,11 +212,23 @@ class DeltaSinkWriterTest {
   @Test
   void tombstonesFailWithoutAReporterWhenConfiguredSo() {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = new DeltaSinkWriter(config("behavior.on.null.values", "fail"), ctx, conf, null,
-        SinkMetrics.none(), RecordOrigin.ORIGINAL, clock::get);
+    DeltaSinkWriter w =
+        new DeltaSinkWriter(
+            config("behavior.on.null.values", "fail"),
+            ctx,
+            conf,
+            null,
+            SinkMetrics.none(),
+            RecordOrigin.ORIGINAL,
+            clock::get);
     w.open(List.of(TP));
-    DataException e = assertThrows(DataException.class,
-        () -> w.put(List.of(new SinkRecord(TP.topic(), TP.partition(), null, null, null, null, 0))));
+    DataException e =
+        assertThrows(
+            DataException.class,
+            () ->
+                w.put(
+                    List.of(
+                        new SinkRecord(TP.topic(), TP.partition(), null, null, null, null, 0))));
     assertTrue(e.getMessage().contains("behavior.on.null.values"), e.getMessage());
   }
 
@@ -209,18 +237,29 @@ class DeltaSinkWriterTest {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx, "delta.schema.evolution", "none");
     w.open(List.of(TP));
-    Schema wider = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
-        .field("name", Schema.OPTIONAL_STRING_SCHEMA).field("extra", Schema.OPTIONAL_INT32_SCHEMA).build();
+    Schema wider =
+        SchemaBuilder.struct()
+            .name("Row")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("extra", Schema.OPTIONAL_INT32_SCHEMA)
+            .build();
     Schema wrongType = SchemaBuilder.struct().name("Row").field("id", Schema.STRING_SCHEMA).build();
     List<SinkRecord> batch = new ArrayList<>(records(0, 2));
     batch.add(new SinkRecord(TP.topic(), 0, null, null, null, Map.of("id", 2L), 2));
     batch.add(new SinkRecord(TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 3L), 3));
-    batch.add(new SinkRecord(TP.topic(), 0, null, null, wrongType, new Struct(wrongType).put("id", "x"), 4));
+    batch.add(
+        new SinkRecord(
+            TP.topic(), 0, null, null, wrongType, new Struct(wrongType).put("id", "x"), 4));
     batch.add(record(5));
     putAndCommit(w, batch);
     assertEquals(List.of(2L, 3L, 4L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
-    assertTrue(ctx.errors.get(0).getMessage().contains("no Connect schema"), ctx.errors.get(0).getMessage());
-    assertTrue(ctx.errors.get(1).getMessage().contains("delta.schema.evolution"), ctx.errors.get(1).getMessage());
+    assertTrue(
+        ctx.errors.get(0).getMessage().contains("no Connect schema"),
+        ctx.errors.get(0).getMessage());
+    assertTrue(
+        ctx.errors.get(1).getMessage().contains("delta.schema.evolution"),
+        ctx.errors.get(1).getMessage());
     assertEquals(Map.of(0L, 1, 1L, 1, 5L, 1), idCounts());
     assertEquals(5, txnVersion());
   }
@@ -230,10 +269,17 @@ class DeltaSinkWriterTest {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
     w.open(List.of(TP));
-    Schema wider = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
-        .field("name", Schema.OPTIONAL_STRING_SCHEMA).field("extra", Schema.OPTIONAL_INT32_SCHEMA).build();
+    Schema wider =
+        SchemaBuilder.struct()
+            .name("Row")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("extra", Schema.OPTIONAL_INT32_SCHEMA)
+            .build();
     List<SinkRecord> batch = new ArrayList<>(records(0, 2));
-    batch.add(new SinkRecord(TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 2L).put("extra", 7), 2));
+    batch.add(
+        new SinkRecord(
+            TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 2L).put("extra", 7), 2));
     putAndCommit(w, batch);
     var schema = DeltaLog.forTable(conf, table).update().getMetadata().getSchema();
     assertEquals(List.of("id", "name", "extra"), List.of(schema.getFieldNames()));
@@ -248,25 +294,51 @@ class DeltaSinkWriterTest {
     w.open(List.of(TP));
     putAndCommit(w, records(0, 3));
 
-    Map<String, String> props = new HashMap<>(Map.of("name", "sink", "connector.class", "x", "topics", "events",
-        "delta.table.path", table, "delta.table.partition.columns", "region"));
+    Map<String, String> props =
+        new HashMap<>(
+            Map.of(
+                "name",
+                "sink",
+                "connector.class",
+                "x",
+                "topics",
+                "events",
+                "delta.table.path",
+                table,
+                "delta.table.partition.columns",
+                "region"));
     var values = new io.kcdelta.DeltaSinkConnector().validate(props).configValues();
-    List<String> errors = values.stream().filter(v -> v.name().equals("delta.table.partition.columns"))
-        .findFirst().orElseThrow().errorMessages();
+    List<String> errors =
+        values.stream()
+            .filter(v -> v.name().equals("delta.table.partition.columns"))
+            .findFirst()
+            .orElseThrow()
+            .errorMessages();
     assertEquals(1, errors.size(), errors.toString());
-    assertTrue(errors.get(0).contains("'region' is not a column of the existing table"), errors.get(0));
+    assertTrue(
+        errors.get(0).contains("'region' is not a column of the existing table"), errors.get(0));
     assertTrue(errors.get(0).contains("columns: id, name"), errors.get(0));
 
     props.put("delta.table.partition.columns", "name");
-    errors = new io.kcdelta.DeltaSinkConnector().validate(props).configValues().stream()
-        .filter(v -> v.name().equals("delta.table.partition.columns")).findFirst().orElseThrow().errorMessages();
+    errors =
+        new io.kcdelta.DeltaSinkConnector()
+            .validate(props).configValues().stream()
+                .filter(v -> v.name().equals("delta.table.partition.columns"))
+                .findFirst()
+                .orElseThrow()
+                .errorMessages();
     assertTrue(errors.get(0).contains("is partitioned by []"), errors.get(0));
   }
 
   @Test
-  void aTableThatCannotBeReadInOpenIsReadByTheNextPutAndTheBatchFetchedMeanwhileIsStale() throws Exception {
-    String[] failing = {"hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
-        "hadoop.fs.file.impl.disable.cache", "true"};
+  void aTableThatCannotBeReadInOpenIsReadByTheNextPutAndTheBatchFetchedMeanwhileIsStale()
+      throws Exception {
+    String[] failing = {
+      "hadoop.fs.file.impl",
+      FailingLocalFileSystem.class.getName(),
+      "hadoop.fs.file.impl.disable.cache",
+      "true"
+    };
     DeltaSinkWriter first = writer(new FakeSinkContext(), failing);
     first.open(List.of(TP));
     putAndCommit(first, records(0, 10));
@@ -297,8 +369,13 @@ class DeltaSinkWriterTest {
   @Test
   void aFailedUploadDropsTheBatchAndRereadsItEvenBeforeTheFirstCommit() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
-        "hadoop.fs.file.impl.disable.cache", "true");
+    DeltaSinkWriter w =
+        writer(
+            ctx,
+            "hadoop.fs.file.impl",
+            FailingLocalFileSystem.class.getName(),
+            "hadoop.fs.file.impl.disable.cache",
+            "true");
     w.open(List.of(TP));
     try {
       FailingLocalFileSystem.failParquet = true;
@@ -317,17 +394,25 @@ class DeltaSinkWriterTest {
   @Test
   void aBugWritingADataFileFailsTheTaskAtOnceInsteadOfBeingRetried() {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = writer(ctx, "hadoop.fs.file.impl", FailingLocalFileSystem.class.getName(),
-        "hadoop.fs.file.impl.disable.cache", "true");
+    DeltaSinkWriter w =
+        writer(
+            ctx,
+            "hadoop.fs.file.impl",
+            FailingLocalFileSystem.class.getName(),
+            "hadoop.fs.file.impl.disable.cache",
+            "true");
     w.open(List.of(TP));
     org.apache.kafka.connect.errors.ConnectException e;
     try {
       FailingLocalFileSystem.bug = new NullPointerException("injected bug");
-      e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class, () -> w.put(records(0, 3)));
+      e =
+          assertThrows(
+              org.apache.kafka.connect.errors.ConnectException.class, () -> w.put(records(0, 3)));
     } finally {
       FailingLocalFileSystem.bug = null;
     }
-    assertFalse(e instanceof RetriableException, "not retried for delta.commit.retry.timeout.ms: " + e);
+    assertFalse(
+        e instanceof RetriableException, "not retried for delta.commit.retry.timeout.ms: " + e);
     assertTrue(e.getMessage().contains("retrying cannot fix"), e.getMessage());
   }
 
@@ -336,13 +421,29 @@ class DeltaSinkWriterTest {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
     w.open(List.of(TP));
-    Schema money = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
-        .field("amount", org.apache.kafka.connect.data.Decimal.builder(2).parameter("connect.decimal.precision", "5")
-            .build()).build();
+    Schema money =
+        SchemaBuilder.struct()
+            .name("Row")
+            .field("id", Schema.INT64_SCHEMA)
+            .field(
+                "amount",
+                org.apache.kafka.connect.data.Decimal.builder(2)
+                    .parameter("connect.decimal.precision", "5")
+                    .build())
+            .build();
     List<SinkRecord> batch = new ArrayList<>();
     for (long o = 0; o < 5; o++) {
-      java.math.BigDecimal amount = o == 2 ? new java.math.BigDecimal("123456.78") : new java.math.BigDecimal("1.25");
-      batch.add(new SinkRecord(TP.topic(), 0, null, null, money, new Struct(money).put("id", o).put("amount", amount), o));
+      java.math.BigDecimal amount =
+          o == 2 ? new java.math.BigDecimal("123456.78") : new java.math.BigDecimal("1.25");
+      batch.add(
+          new SinkRecord(
+              TP.topic(),
+              0,
+              null,
+              null,
+              money,
+              new Struct(money).put("id", o).put("amount", amount),
+              o));
     }
     putAndCommit(w, batch);
     assertEquals(List.of(2L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
@@ -355,14 +456,20 @@ class DeltaSinkWriterTest {
   void aTableWithTableFeaturesFailsTheTaskWithAClearMessage() throws Exception {
     java.nio.file.Path log = dir.resolve("t").resolve("_delta_log");
     java.nio.file.Files.createDirectories(log);
-    java.nio.file.Files.writeString(log.resolve("00000000000000000000.json"), String.join("\n",
-        "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"
-            + "\"writerFeatures\":[\"deletionVectors\"]}}",
-        "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
-            + "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
-            + "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}") + "\n");
+    java.nio.file.Files.writeString(
+        log.resolve("00000000000000000000.json"),
+        String.join(
+                "\n",
+                "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"
+                    + "\"writerFeatures\":[\"deletionVectors\"]}}",
+                "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
+                    + "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+                    + "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}")
+            + "\n");
     DeltaSinkWriter w = writer(new FakeSinkContext());
-    var e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class, () -> w.open(List.of(TP)));
+    var e =
+        assertThrows(
+            org.apache.kafka.connect.errors.ConnectException.class, () -> w.open(List.of(TP)));
     assertTrue(e.getMessage().contains("protocol"), e.getMessage());
     assertTrue(e.getMessage().contains("(1, 2)"), e.getMessage());
   }
@@ -372,14 +479,34 @@ class DeltaSinkWriterTest {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
     w.open(List.of(TP));
-    Schema item = SchemaBuilder.struct().name("Item").field("sku", Schema.STRING_SCHEMA)
-        .field("qty", Schema.INT32_SCHEMA).build();
-    Schema order = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA)
-        .field("items", SchemaBuilder.array(item).build())
-        .field("byWarehouse", SchemaBuilder.map(Schema.STRING_SCHEMA, item).build()).build();
+    Schema item =
+        SchemaBuilder.struct()
+            .name("Item")
+            .field("sku", Schema.STRING_SCHEMA)
+            .field("qty", Schema.INT32_SCHEMA)
+            .build();
+    Schema order =
+        SchemaBuilder.struct()
+            .name("Order")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("items", SchemaBuilder.array(item).build())
+            .field("byWarehouse", SchemaBuilder.map(Schema.STRING_SCHEMA, item).build())
+            .build();
     Struct it = new Struct(item).put("sku", "a").put("qty", 2);
-    putAndCommit(w, List.of(new SinkRecord(TP.topic(), 0, null, null, order,
-        new Struct(order).put("id", 0L).put("items", List.of(it)).put("byWarehouse", Map.of("w1", it)), 0)));
+    putAndCommit(
+        w,
+        List.of(
+            new SinkRecord(
+                TP.topic(),
+                0,
+                null,
+                null,
+                order,
+                new Struct(order)
+                    .put("id", 0L)
+                    .put("items", List.of(it))
+                    .put("byWarehouse", Map.of("w1", it)),
+                0)));
     assertEquals(0, txnVersion(), "the commit went through");
     assertEquals(Map.of(0L, 1), idCounts());
   }
@@ -387,8 +514,20 @@ class DeltaSinkWriterTest {
   /** As a RegexRouter leaves it: delivered as renamed-5@offset, consumed from events-0@offset. */
   private static SinkRecord renamedByAnSmt(long offset) {
     Struct value = new Struct(SCHEMA).put("id", offset).put("name", "row-" + offset);
-    return new SinkRecord("renamed", 5, null, null, SCHEMA, value, offset, null,
-        org.apache.kafka.common.record.TimestampType.NO_TIMESTAMP_TYPE, List.of(), TP.topic(), TP.partition(), offset);
+    return new SinkRecord(
+        "renamed",
+        5,
+        null,
+        null,
+        SCHEMA,
+        value,
+        offset,
+        null,
+        org.apache.kafka.common.record.TimestampType.NO_TIMESTAMP_TYPE,
+        List.of(),
+        TP.topic(),
+        TP.partition(),
+        offset);
   }
 
   @Test
@@ -397,7 +536,8 @@ class DeltaSinkWriterTest {
     DeltaSinkWriter w = writer(ctx, RecordOrigin.ORIGINAL);
     w.open(List.of(TP));
     putAndCommit(w, List.of(renamedByAnSmt(0), renamedByAnSmt(1)));
-    assertEquals(1, txnVersion(), "the offsets are recorded under the consumed topic and partition");
+    assertEquals(
+        1, txnVersion(), "the offsets are recorded under the consumed topic and partition");
     assertEquals(Map.of(0L, 1, 1L, 1), idCounts());
   }
 
@@ -406,15 +546,20 @@ class DeltaSinkWriterTest {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx, RecordOrigin.AS_DELIVERED);
     w.open(List.of(TP));
-    var e = assertThrows(org.apache.kafka.connect.errors.ConnectException.class,
-        () -> w.put(List.of(renamedByAnSmt(0))));
-    assertTrue(e.getMessage().contains("renamed-5@0") && e.getMessage().contains("Connect 3.6"), e.getMessage());
+    var e =
+        assertThrows(
+            org.apache.kafka.connect.errors.ConnectException.class,
+            () -> w.put(List.of(renamedByAnSmt(0))));
+    assertTrue(
+        e.getMessage().contains("renamed-5@0") && e.getMessage().contains("Connect 3.6"),
+        e.getMessage());
   }
 
   @Test
   void filesOfACommitThatLandedButReportedFailureAreNeverDeleted() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = writer(ctx, "hadoop.delta.logStore.file.impl", LandThenFailLogStore.class.getName());
+    DeltaSinkWriter w =
+        writer(ctx, "hadoop.delta.logStore.file.impl", LandThenFailLogStore.class.getName());
     w.open(List.of(TP));
     putAndCommit(w, records(0, 10));
 
@@ -424,7 +569,8 @@ class DeltaSinkWriterTest {
     assertThrows(RetriableException.class, () -> w.put(List.of()), "the commit reported a failure");
     assertEquals(19, txnVersion(), "yet it landed");
 
-    // The retry carries more rows, so it no longer matches the table: refused, and the batch dropped.
+    // The retry carries more rows, so it no longer matches the table: refused, and the batch
+    // dropped.
     // The files of the landed attempt are in the table and must survive that.
     w.put(records(20, 30));
     assertEquals(Map.of(TP, 20L), ctx.seeks, "re-read after what the table holds");

@@ -9,13 +9,18 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
 /**
- * The local file system, except that creating Parquet files fails while {@link #failParquet} or {@link #bug}
- * is set, and listing a Delta log (how a table is read) fails while {@link #failLogReads} is set.
+ * The local file system, except that creating Parquet files fails while {@link #failParquet} or
+ * {@link #bug} is set, and listing a Delta log (how a table is read) fails while {@link
+ * #failLogReads} is set.
  */
 public class FailingLocalFileSystem extends RawLocalFileSystem {
   static volatile boolean failParquet;
-  /** When set, creating a Parquet file throws this instead: a bug below the writer, not an outage. */
+
+  /**
+   * When set, creating a Parquet file throws this instead: a bug below the writer, not an outage.
+   */
   static volatile RuntimeException bug;
+
   static volatile boolean failLogReads;
 
   @Override
@@ -27,15 +32,28 @@ public class FailingLocalFileSystem extends RawLocalFileSystem {
   }
 
   @Override
-  public FSDataOutputStream create(Path f, boolean overwrite, int bufferSize, short replication, long blockSize,
-      Progressable progress) throws IOException {
+  public FSDataOutputStream create(
+      Path f,
+      boolean overwrite,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      Progressable progress)
+      throws IOException {
     failIfParquet(f);
     return super.create(f, overwrite, bufferSize, replication, blockSize, progress);
   }
 
   @Override
-  public FSDataOutputStream create(Path f, FsPermission permission, boolean overwrite, int bufferSize,
-      short replication, long blockSize, Progressable progress) throws IOException {
+  public FSDataOutputStream create(
+      Path f,
+      FsPermission permission,
+      boolean overwrite,
+      int bufferSize,
+      short replication,
+      long blockSize,
+      Progressable progress)
+      throws IOException {
     failIfParquet(f);
     return super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress);
   }

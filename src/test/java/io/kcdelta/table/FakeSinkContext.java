@@ -6,31 +6,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Future;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
-/** Records what a task asks of Connect: seeks, timeouts, errant records. Also plays a zombie task's Connect in ITs. */
+/**
+ * Records what a task asks of Connect: seeks, timeouts, errant records. Also plays a zombie task's
+ * Connect in ITs.
+ */
 public final class FakeSinkContext implements SinkTaskContext {
   public final Map<TopicPartition, Long> seeks = new HashMap<>();
+
   /** The last back-off asked for with {@link #timeout} (-1: none). */
   public long timeoutMs = -1;
+
   public final Set<TopicPartition> assignment = new HashSet<>();
   public final List<SinkRecord> errant = new CopyOnWriteArrayList<>();
   final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
   /** What {@link #pluginMetrics()} returns: none unless a test plays a Connect 4.1+ worker. */
   public PluginMetrics pluginMetrics;
 
-  final ErrantRecordReporter reporter = (record, error) -> {
-    errant.add(record);
-    errors.add(error);
-    Future<Void> done = CompletableFuture.completedFuture(null);
-    return done;
-  };
+  final ErrantRecordReporter reporter =
+      (record, error) -> {
+        errant.add(record);
+        errors.add(error);
+        Future<Void> done = CompletableFuture.completedFuture(null);
+        return done;
+      };
 
   @Override
   public Map<String, String> configs() {
@@ -58,16 +65,13 @@ public final class FakeSinkContext implements SinkTaskContext {
   }
 
   @Override
-  public void pause(TopicPartition... partitions) {
-  }
+  public void pause(TopicPartition... partitions) {}
 
   @Override
-  public void resume(TopicPartition... partitions) {
-  }
+  public void resume(TopicPartition... partitions) {}
 
   @Override
-  public void requestCommit() {
-  }
+  public void requestCommit() {}
 
   @Override
   public ErrantRecordReporter errantRecordReporter() {

@@ -19,10 +19,12 @@ public class LandThenFailLogStore extends LocalLogStore {
   }
 
   @Override
-  public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration conf) throws IOException {
+  public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration conf)
+      throws IOException {
     super.write(path, actions, overwrite, conf);
     if (!overwrite && ARMED.compareAndSet(true, false)) {
-      throw new IOException("simulated: " + path.getName() + " was written, then the answer was lost");
+      throw new IOException(
+          "simulated: " + path.getName() + " was written, then the answer was lost");
     }
   }
 }

@@ -21,31 +21,60 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The open-file memory budget is the task's, across all its tables, and finishing early loses no row. */
+/**
+ * The open-file memory budget is the task's, across all its tables, and finishing early loses no
+ * row.
+ */
 class OpenFileBudgetTest {
-  private static final Schema SCHEMA = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA)
-      .field("region", Schema.STRING_SCHEMA).field("payload", Schema.STRING_SCHEMA).build();
+  private static final Schema SCHEMA =
+      SchemaBuilder.struct()
+          .name("Row")
+          .field("id", Schema.INT64_SCHEMA)
+          .field("region", Schema.STRING_SCHEMA)
+          .field("payload", Schema.STRING_SCHEMA)
+          .build();
   private static final int ROWS_PER_TOPIC = 10_000;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final AtomicLong clock = new AtomicLong(1_000_000);
 
-  /** Two topics (two tables through ${topic}), 10 partition values each; returns the files per table. */
+  /**
+   * Two topics (two tables through ${topic}), 10 partition values each; returns the files per
+   * table.
+   */
   private Map<String, List<AddFile>> writeTwoTables(long budgetBytes) {
-    DeltaSinkConfig config = new DeltaSinkConfig(Map.of("name", "sink", "delta.table.path",
-        dir.resolve(String.valueOf(budgetBytes)).toUri() + "/${topic}", "delta.table.partition.columns", "region",
-        "flush.interval.ms", "1000"));
+    DeltaSinkConfig config =
+        new DeltaSinkConfig(
+            Map.of(
+                "name",
+                "sink",
+                "delta.table.path",
+                dir.resolve(String.valueOf(budgetBytes)).toUri() + "/${topic}",
+                "delta.table.partition.columns",
+                "region",
+                "flush.interval.ms",
+                "1000"));
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = new DeltaSinkWriter(config, ctx, HadoopConfigurationFactory.create(config), null,
-        SinkMetrics.none(), RecordOrigin.ORIGINAL, clock::get, new OpenFileBudget(budgetBytes));
+    DeltaSinkWriter w =
+        new DeltaSinkWriter(
+            config,
+            ctx,
+            HadoopConfigurationFactory.create(config),
+            null,
+            SinkMetrics.none(),
+            RecordOrigin.ORIGINAL,
+            clock::get,
+            new OpenFileBudget(budgetBytes));
     List<TopicPartition> tps = List.of(new TopicPartition("a", 0), new TopicPartition("b", 0));
     w.open(tps);
     List<SinkRecord> batch = new ArrayList<>();
     for (int i = 0; i < ROWS_PER_TOPIC; i++) {
       for (TopicPartition tp : tps) {
-        Struct v = new Struct(SCHEMA).put("id", (long) i).put("region", "r" + (i % 10))
-            .put("payload", "x".repeat(200) + i);
+        Struct v =
+            new Struct(SCHEMA)
+                .put("id", (long) i)
+                .put("region", "r" + (i % 10))
+                .put("payload", "x".repeat(200) + i);
         batch.add(new SinkRecord(tp.topic(), tp.partition(), null, null, SCHEMA, v, i));
       }
     }
@@ -59,7 +88,8 @@ class OpenFileBudgetTest {
   }
 
   private static long rows(List<AddFile> files) {
-    return files.stream().mapToLong(f -> Long.parseLong(f.getStats().replaceAll(".*\"numRecords\":(\\d+).*", "$1")))
+    return files.stream()
+        .mapToLong(f -> Long.parseLong(f.getStats().replaceAll(".*\"numRecords\":(\\d+).*", "$1")))
         .sum();
   }
 
@@ -67,8 +97,12 @@ class OpenFileBudgetTest {
   void openFilesOfAllTablesBeyondTheTaskBudgetAreFinishedEarlyWithoutLosingRows() {
     Map<String, List<AddFile>> files = writeTwoTables(64 * 1024);
     for (String topic : List.of("a", "b")) {
-      assertTrue(files.get(topic).size() > 10, topic + ": the largest open files were finished early, "
-          + files.get(topic).size() + " files");
+      assertTrue(
+          files.get(topic).size() > 10,
+          topic
+              + ": the largest open files were finished early, "
+              + files.get(topic).size()
+              + " files");
       assertEquals(ROWS_PER_TOPIC, rows(files.get(topic)), topic + ": rows");
     }
   }
@@ -84,9 +118,11 @@ class OpenFileBudgetTest {
 
   @Test
   void aBudgetThatOneTableFitsButTwoDoNotFinishesFilesEarly() {
-    // Each table alone buffers about 2 MB here: a budget per table of 3 MB would never finish early.
+    // Each table alone buffers about 2 MB here: a budget per table of 3 MB would never finish
+    // early.
     Map<String, List<AddFile>> files = writeTwoTables(3L << 20);
-    assertTrue(files.get("a").size() + files.get("b").size() > 20, "files: " + files.get("a").size() + " + "
-        + files.get("b").size());
+    assertTrue(
+        files.get("a").size() + files.get("b").size() > 20,
+        "files: " + files.get("a").size() + " + " + files.get("b").size());
   }
 }

@@ -13,13 +13,16 @@ import org.junit.jupiter.api.Test;
 class TableStateTest {
   @Test
   void aConverterThatBuildsASchemaPerRecordDoesNotGrowTheLayoutCacheWithoutBound() {
-    DeltaSinkConfig config = new DeltaSinkConfig(Map.of("name", "sink", "delta.table.path", "file:///tmp/unused"));
+    DeltaSinkConfig config =
+        new DeltaSinkConfig(Map.of("name", "sink", "delta.table.path", "file:///tmp/unused"));
     TableState table = new TableState(config.tablePath("t"), new Configuration(), config);
     table.refresh(null, true);
     for (int i = 0; i < 10 * TableState.MAX_LAYOUTS; i++) {
       Schema fresh = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA).build();
       assertEquals(fresh, table.layoutFor(fresh).valueSchema());
-      assertTrue(table.cachedLayouts() <= TableState.MAX_LAYOUTS, "cached layouts: " + table.cachedLayouts());
+      assertTrue(
+          table.cachedLayouts() <= TableState.MAX_LAYOUTS,
+          "cached layouts: " + table.cachedLayouts());
     }
   }
 }

@@ -14,14 +14,17 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.schema.MessageType;
 
-/** Reads Parquet files back with parquet-hadoop's own reader, independent of the code that wrote them. */
+/**
+ * Reads Parquet files back with parquet-hadoop's own reader, independent of the code that wrote
+ * them.
+ */
 public final class ParquetRows {
-  private ParquetRows() {
-  }
+  private ParquetRows() {}
 
   public static List<Group> read(Configuration conf, Path file) throws IOException {
     List<Group> rows = new ArrayList<>();
-    try (ParquetReader<Group> reader = new GroupReaderBuilder(HadoopInputFile.fromPath(file, conf)).build()) {
+    try (ParquetReader<Group> reader =
+        new GroupReaderBuilder(HadoopInputFile.fromPath(file, conf)).build()) {
       for (Group g = reader.read(); g != null; g = reader.read()) {
         rows.add(g);
       }
@@ -30,8 +33,9 @@ public final class ParquetRows {
   }
 
   /**
-   * A reader on the caller's Configuration. {@code ParquetReader.builder(readSupport, path)} makes a fresh
-   * Configuration per file, which parses core-default.xml again (a quarter of the simulation's time).
+   * A reader on the caller's Configuration. {@code ParquetReader.builder(readSupport, path)} makes
+   * a fresh Configuration per file, which parses core-default.xml again (a quarter of the
+   * simulation's time).
    */
   private static final class GroupReaderBuilder extends ParquetReader.Builder<Group> {
     GroupReaderBuilder(InputFile file) {

@@ -60,6 +60,7 @@ import org.apache.kafka.connect.json.JsonConverter;
 
 /**
  * The one JVM helper of bin/quickstart (each extra CLI JVM costs seconds):
+ *
  * <pre>
  *   produce --bootstrap HOST:PORT --topic T --partitions P --records N
  *       creates the topic if absent, sends N sample orders as JSON with a schema envelope
@@ -78,13 +79,13 @@ import org.apache.kafka.connect.json.JsonConverter;
  *       a task records its metrics just after its commit lands). --summary writes the figures as
  *       key=value lines (read by bin/compat-test).
  * </pre>
+ *
  * The table is read straight from s3proxy's filesystem back-end (objects are plain files there).
  */
 public final class QuickstartHelper {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private QuickstartHelper() {
-  }
+  private QuickstartHelper() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
@@ -105,7 +106,8 @@ public final class QuickstartHelper {
   }
 
   private static void usage() {
-    System.err.println("usage: QuickstartHelper produce|report|metrics --option value ...  (see the class comment)");
+    System.err.println(
+        "usage: QuickstartHelper produce|report|metrics --option value ...  (see the class comment)");
     System.exit(2);
   }
 
@@ -131,64 +133,91 @@ public final class QuickstartHelper {
 
   // ---------------------------------------------------------------- produce
 
-  static final Schema CUSTOMER = SchemaBuilder.struct().name("io.kcdelta.quickstart.Customer")
-      .field("customer_id", Schema.INT64_SCHEMA)
-      .field("name", Schema.STRING_SCHEMA)
-      .field("email", Schema.OPTIONAL_STRING_SCHEMA)
-      .field("loyalty_tier", Schema.OPTIONAL_STRING_SCHEMA)
-      .build();
+  static final Schema CUSTOMER =
+      SchemaBuilder.struct()
+          .name("io.kcdelta.quickstart.Customer")
+          .field("customer_id", Schema.INT64_SCHEMA)
+          .field("name", Schema.STRING_SCHEMA)
+          .field("email", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("loyalty_tier", Schema.OPTIONAL_STRING_SCHEMA)
+          .build();
 
-  static final Schema LINE_ITEM = SchemaBuilder.struct().name("io.kcdelta.quickstart.LineItem")
-      .field("sku", Schema.STRING_SCHEMA)
-      .field("quantity", Schema.INT32_SCHEMA)
-      .field("unit_price", decimal(10, 2))
-      .build();
+  static final Schema LINE_ITEM =
+      SchemaBuilder.struct()
+          .name("io.kcdelta.quickstart.LineItem")
+          .field("sku", Schema.STRING_SCHEMA)
+          .field("quantity", Schema.INT32_SCHEMA)
+          .field("unit_price", decimal(10, 2))
+          .build();
 
-  static final Schema ORDER = SchemaBuilder.struct().name("io.kcdelta.quickstart.Order").version(1)
-      .field("order_id", Schema.STRING_SCHEMA)
-      .field("region", Schema.STRING_SCHEMA)
-      .field("status", Schema.STRING_SCHEMA)
-      .field("customer", CUSTOMER)
-      .field("amount", decimal(12, 2))
-      .field("currency", Schema.STRING_SCHEMA)
-      .field("order_ts", Timestamp.SCHEMA)
-      .field("ship_date", org.apache.kafka.connect.data.Date.builder().optional().build())
-      .field("items", SchemaBuilder.array(LINE_ITEM).build())
-      .field("coupon_code", Schema.OPTIONAL_STRING_SCHEMA)
-      .build();
+  static final Schema ORDER =
+      SchemaBuilder.struct()
+          .name("io.kcdelta.quickstart.Order")
+          .version(1)
+          .field("order_id", Schema.STRING_SCHEMA)
+          .field("region", Schema.STRING_SCHEMA)
+          .field("status", Schema.STRING_SCHEMA)
+          .field("customer", CUSTOMER)
+          .field("amount", decimal(12, 2))
+          .field("currency", Schema.STRING_SCHEMA)
+          .field("order_ts", Timestamp.SCHEMA)
+          .field("ship_date", org.apache.kafka.connect.data.Date.builder().optional().build())
+          .field("items", SchemaBuilder.array(LINE_ITEM).build())
+          .field("coupon_code", Schema.OPTIONAL_STRING_SCHEMA)
+          .build();
 
   private static Schema decimal(int precision, int scale) {
-    return Decimal.builder(scale).parameter("connect.decimal.precision", Integer.toString(precision)).build();
+    return Decimal.builder(scale)
+        .parameter("connect.decimal.precision", Integer.toString(precision))
+        .build();
   }
 
   private static final String[] REGIONS = {"eu-west", "us-east", "ap-south"};
   private static final String[] STATUS = {"NEW", "PAID", "SHIPPED", "DELIVERED", "CANCELLED"};
-  private static final String[] NAMES = {"Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra",
-      "Barbara Liskov", "Donald Knuth", "Frances Allen", "Ken Thompson", "Margaret Hamilton", "John Backus"};
+  private static final String[] NAMES = {
+    "Ada Lovelace",
+    "Alan Turing",
+    "Grace Hopper",
+    "Edsger Dijkstra",
+    "Barbara Liskov",
+    "Donald Knuth",
+    "Frances Allen",
+    "Ken Thompson",
+    "Margaret Hamilton",
+    "John Backus"
+  };
   private static final String[] TIERS = {null, "silver", "gold", "platinum"};
 
   static Struct order(long n, Random random, Instant base) {
     long customerId = 1000 + random.nextInt(500);
     String name = NAMES[(int) (customerId % NAMES.length)];
-    Struct customer = new Struct(CUSTOMER)
-        .put("customer_id", customerId)
-        .put("name", name)
-        .put("email", customerId % 7 == 0 ? null : name.toLowerCase().replace(' ', '.') + "@example.com")
-        .put("loyalty_tier", TIERS[(int) (customerId % TIERS.length)]);
+    Struct customer =
+        new Struct(CUSTOMER)
+            .put("customer_id", customerId)
+            .put("name", name)
+            .put(
+                "email",
+                customerId % 7 == 0 ? null : name.toLowerCase().replace(' ', '.') + "@example.com")
+            .put("loyalty_tier", TIERS[(int) (customerId % TIERS.length)]);
     List<Struct> items = new ArrayList<>();
     BigDecimal total = BigDecimal.ZERO.setScale(2);
     int lines = 1 + random.nextInt(4);
     for (int i = 0; i < lines; i++) {
       BigDecimal price = BigDecimal.valueOf(99 + random.nextInt(20000), 2);
       int qty = 1 + random.nextInt(5);
-      items.add(new Struct(LINE_ITEM).put("sku", "SKU-" + (10000 + random.nextInt(900)))
-          .put("quantity", qty).put("unit_price", price));
+      items.add(
+          new Struct(LINE_ITEM)
+              .put("sku", "SKU-" + (10000 + random.nextInt(900)))
+              .put("quantity", qty)
+              .put("unit_price", price));
       total = total.add(price.multiply(BigDecimal.valueOf(qty)));
     }
     Instant ts = base.plusMillis(n * 250 + random.nextInt(250));
     String status = STATUS[random.nextInt(STATUS.length)];
-    LocalDate ship = status.equals("SHIPPED") || status.equals("DELIVERED")
-        ? ts.atZone(ZoneOffset.UTC).toLocalDate().plusDays(1 + random.nextInt(3)) : null;
+    LocalDate ship =
+        status.equals("SHIPPED") || status.equals("DELIVERED")
+            ? ts.atZone(ZoneOffset.UTC).toLocalDate().plusDays(1 + random.nextInt(3))
+            : null;
     return new Struct(ORDER)
         .put("order_id", String.format("ord-%08d", n))
         .put("region", REGIONS[random.nextInt(REGIONS.length)])
@@ -197,7 +226,9 @@ public final class QuickstartHelper {
         .put("amount", total.setScale(2, RoundingMode.UNNECESSARY))
         .put("currency", "EUR")
         .put("order_ts", Date.from(ts))
-        .put("ship_date", ship == null ? null : Date.from(ship.atStartOfDay(ZoneOffset.UTC).toInstant()))
+        .put(
+            "ship_date",
+            ship == null ? null : Date.from(ship.atStartOfDay(ZoneOffset.UTC).toInstant()))
         .put("items", items)
         .put("coupon_code", random.nextInt(10) == 0 ? "WELCOME10" : null);
   }
@@ -209,9 +240,13 @@ public final class QuickstartHelper {
     long records = Long.parseLong(opts.getOrDefault("records", "3000"));
     long t0 = System.nanoTime();
 
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       try {
-        admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin
+            .createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
         System.out.printf("    created topic %s (%d partitions)%n", topic, partitions);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
@@ -232,24 +267,27 @@ public final class QuickstartHelper {
     Instant base = Instant.now().minus(Duration.ofDays(1));
     byte[] example = null;
     try (KafkaProducer<String, byte[]> producer =
-             new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
+        new KafkaProducer<>(props, new StringSerializer(), new ByteArraySerializer())) {
       for (long n = 0; n < records; n++) {
         Struct value = order(n, random, base);
         byte[] bytes = converter.fromConnectData(topic, ORDER, value);
         if (example == null) {
           example = bytes;
         }
-        producer.send(new ProducerRecord<>(topic, value.getString("order_id"), bytes), (md, e) -> {
-          if (e != null) {
-            System.err.println("send failed: " + e);
-            System.exit(1);
-          }
-        });
+        producer.send(
+            new ProducerRecord<>(topic, value.getString("order_id"), bytes),
+            (md, e) -> {
+              if (e != null) {
+                System.err.println("send failed: " + e);
+                System.exit(1);
+              }
+            });
       }
       producer.flush();
     }
-    System.out.printf("    produced %d records in %.1f s; the first one (payload):%n", records,
-        (System.nanoTime() - t0) / 1e9);
+    System.out.printf(
+        "    produced %d records in %.1f s; the first one (payload):%n",
+        records, (System.nanoTime() - t0) / 1e9);
     JsonNode first = JSON.readTree(example);
     System.out.println("    " + JSON.writeValueAsString(first.get("payload")));
     return 0;
@@ -266,9 +304,15 @@ public final class QuickstartHelper {
     String partitionColumns = "";
   }
 
-  record Commit(long version, String operation, long timestamp, int adds, int removes, long rows, long bytes,
-                Map<String, Long> txn) {
-  }
+  record Commit(
+      long version,
+      String operation,
+      long timestamp,
+      int adds,
+      int removes,
+      long rows,
+      long bytes,
+      Map<String, Long> txn) {}
 
   static Table readTable(Path tableDir) throws IOException {
     Table table = new Table();
@@ -278,7 +322,10 @@ public final class QuickstartHelper {
     }
     List<Path> files;
     try (Stream<Path> s = Files.list(log)) {
-      files = s.filter(p -> p.getFileName().toString().matches("\\d{20}\\.json")).sorted().collect(Collectors.toList());
+      files =
+          s.filter(p -> p.getFileName().toString().matches("\\d{20}\\.json"))
+              .sorted()
+              .collect(Collectors.toList());
     }
     for (Path f : files) {
       long version = Long.parseLong(f.getFileName().toString().substring(0, 20));
@@ -370,7 +417,8 @@ public final class QuickstartHelper {
         }
       }
       if (now - lastPrint > TimeUnit.SECONDS.toNanos(3)) {
-        System.out.printf("    [%3.0f s] Delta table: %d version(s), %d file(s), %d/%d rows committed%n",
+        System.out.printf(
+            "    [%3.0f s] Delta table: %d version(s), %d file(s), %d/%d rows committed%n",
             (now - t0) / 1e9, table.commits.size(), table.activeFiles.size(), table.rows, expect);
         String error = lastWorkerError(workerLogs);
         if (error != null && !error.equals(lastError)) {
@@ -380,8 +428,9 @@ public final class QuickstartHelper {
         lastPrint = now;
       }
       if (now > deadline) {
-        System.err.printf("FAILED: only %d of %d rows committed to %s after %d s%n", table.rows, expect, tableDir,
-            timeoutS);
+        System.err.printf(
+            "FAILED: only %d of %d rows committed to %s after %d s%n",
+            table.rows, expect, tableDir, timeoutS);
         printTable(table, tableDir, Map.of());
         return 1;
       }
@@ -389,7 +438,9 @@ public final class QuickstartHelper {
       table = readTable(tableDir);
     }
     if (expect > 0) {
-      System.out.printf("    all %d rows committed after %.1f s of waiting%n", expect, (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          "    all %d rows committed after %.1f s of waiting%n",
+          expect, (System.nanoTime() - t0) / 1e9);
     }
 
     Map<Integer, Long> endOffsets = endOffsets(bootstrap, topic);
@@ -416,7 +467,8 @@ public final class QuickstartHelper {
             if (time.compareTo(bestTime) > 0) {
               String msg = lines[i].replaceFirst("^\\[[^\\]]*\\] ERROR ", "");
               if (i + 1 < lines.length && !lines[i + 1].startsWith("[")) {
-                msg = lines[i + 1].trim(); // the exception and its message say more than the log line
+                msg =
+                    lines[i + 1].trim(); // the exception and its message say more than the log line
               }
               best = msg.length() > 300 ? msg.substring(0, 300) + "..." : msg;
               bestTime = time;
@@ -433,8 +485,12 @@ public final class QuickstartHelper {
 
   private static String connectorFailure(HttpClient http, String connect, String connector) {
     try {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(connect + "/connectors/" + connector
-          + "/status")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(connect + "/connectors/" + connector + "/status"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 200) {
         return null;
       }
@@ -444,7 +500,11 @@ public final class QuickstartHelper {
       }
       for (JsonNode task : status.path("tasks")) {
         if ("FAILED".equals(task.path("state").asText())) {
-          return "task " + task.path("id").asText() + " on " + task.path("worker_id").asText() + ":\n"
+          return "task "
+              + task.path("id").asText()
+              + " on "
+              + task.path("worker_id").asText()
+              + ":\n"
               + task.path("trace").asText("(no trace)");
         }
       }
@@ -455,12 +515,18 @@ public final class QuickstartHelper {
   }
 
   private static Map<Integer, Long> endOffsets(String bootstrap, String topic) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
       Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-      d.partitions().forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+      d.partitions()
+          .forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
       Map<Integer, Long> out = new TreeMap<>();
-      admin.listOffsets(specs).all().get(30, TimeUnit.SECONDS)
+      admin
+          .listOffsets(specs)
+          .all()
+          .get(30, TimeUnit.SECONDS)
           .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
       return out;
     }
@@ -469,13 +535,28 @@ public final class QuickstartHelper {
   private static void printTable(Table table, Path tableDir, Map<Integer, Long> endOffsets) {
     System.out.println();
     System.out.println("Delta table " + tableDir.toAbsolutePath());
-    System.out.printf("    partition columns: %s%n", table.partitionColumns.isEmpty() ? "(none)" : table.partitionColumns);
-    System.out.printf("    %-8s %-24s %-18s %6s %8s %10s  %s%n", "version", "committed at (UTC)", "operation", "files",
-        "rows", "bytes", "txn (appId=last offset)");
+    System.out.printf(
+        "    partition columns: %s%n",
+        table.partitionColumns.isEmpty() ? "(none)" : table.partitionColumns);
+    System.out.printf(
+        "    %-8s %-24s %-18s %6s %8s %10s  %s%n",
+        "version",
+        "committed at (UTC)",
+        "operation",
+        "files",
+        "rows",
+        "bytes",
+        "txn (appId=last offset)");
     for (Commit c : table.commits.values()) {
-      System.out.printf("    %-8d %-24s %-18s %6d %8d %10d  %s%n", c.version(),
-          c.timestamp() == 0 ? "?" : Instant.ofEpochMilli(c.timestamp()).toString(), c.operation(), c.adds(),
-          c.rows(), c.bytes(), c.txn().isEmpty() ? "" : c.txn().toString());
+      System.out.printf(
+          "    %-8d %-24s %-18s %6d %8d %10d  %s%n",
+          c.version(),
+          c.timestamp() == 0 ? "?" : Instant.ofEpochMilli(c.timestamp()).toString(),
+          c.operation(),
+          c.adds(),
+          c.rows(),
+          c.bytes(),
+          c.txn().isEmpty() ? "" : c.txn().toString());
     }
     Map<String, long[]> byPartition = new TreeMap<>();
     for (JsonNode add : table.activeFiles.values()) {
@@ -484,33 +565,53 @@ public final class QuickstartHelper {
       agg[0]++;
       agg[1] += numRecords(add);
     }
-    System.out.printf("    now: %d data file(s), %d row(s)%n", table.activeFiles.size(), table.rows);
-    byPartition.forEach((pv, agg) -> System.out.printf("      %-40s %4d file(s) %8d row(s)%n", pv, agg[0], agg[1]));
-    System.out.println("    Kafka offsets committed in the Delta log (txn actions; resume = version + 1):");
+    System.out.printf(
+        "    now: %d data file(s), %d row(s)%n", table.activeFiles.size(), table.rows);
+    byPartition.forEach(
+        (pv, agg) -> System.out.printf("      %-40s %4d file(s) %8d row(s)%n", pv, agg[0], agg[1]));
+    System.out.println(
+        "    Kafka offsets committed in the Delta log (txn actions; resume = version + 1):");
     table.txn.forEach((appId, v) -> System.out.printf("      %-48s version %d%n", appId, v));
-    endOffsets.forEach((p, end) -> System.out.printf("      topic end offset of partition %d: %d (last offset %d)%n", p,
-        end, end - 1));
+    endOffsets.forEach(
+        (p, end) ->
+            System.out.printf(
+                "      topic end offset of partition %d: %d (last offset %d)%n", p, end, end - 1));
   }
 
   private static int verify(Table table, String topic, long expect, Map<Integer, Long> endOffsets) {
     List<String> problems = new ArrayList<>();
     if (expect > 0 && table.rows != expect) {
-      problems.add("expected exactly " + expect + " rows, the table has " + table.rows
-          + (table.rows > expect ? " (duplicates: exactly-once broken?)" : ""));
+      problems.add(
+          "expected exactly "
+              + expect
+              + " rows, the table has "
+              + table.rows
+              + (table.rows > expect ? " (duplicates: exactly-once broken?)" : ""));
     }
     for (Map.Entry<Integer, Long> e : endOffsets.entrySet()) {
       String suffix = "-" + topic + "-" + e.getKey();
-      Long version = table.txn.entrySet().stream().filter(t -> t.getKey().endsWith(suffix))
-          .map(Map.Entry::getValue).findFirst().orElse(null);
+      Long version =
+          table.txn.entrySet().stream()
+              .filter(t -> t.getKey().endsWith(suffix))
+              .map(Map.Entry::getValue)
+              .findFirst()
+              .orElse(null);
       if (e.getValue() > 0 && version == null) {
-        problems.add("no txn action for partition " + e.getKey() + " (appId ending in " + suffix + ")");
+        problems.add(
+            "no txn action for partition " + e.getKey() + " (appId ending in " + suffix + ")");
       } else if (version != null && version != e.getValue() - 1) {
-        problems.add("partition " + e.getKey() + ": txn version " + version + " but the last offset is "
-            + (e.getValue() - 1));
+        problems.add(
+            "partition "
+                + e.getKey()
+                + ": txn version "
+                + version
+                + " but the last offset is "
+                + (e.getValue() - 1));
       }
     }
     if (problems.isEmpty()) {
-      System.out.println("    check: OK (rows = records produced, txn version = last offset of every partition)");
+      System.out.println(
+          "    check: OK (rows = records produced, txn version = last offset of every partition)");
       return 0;
     }
     problems.forEach(p -> System.err.println("FAILED: " + p));
@@ -520,9 +621,13 @@ public final class QuickstartHelper {
   // ---------------------------------------------------------------- metrics
 
   /** The task's start line: "Task N of connector X starting, version V; Connect API: ...". */
-  private static final Pattern TASK_START = Pattern.compile(
-      "Task (\\d+) of connector (\\S+) starting, version (\\S+); Connect API: (.*?)(?: \\((?:io\\.kcdelta\\.)[^)]*\\))?$");
-  private static final String[] JMX_COUNTERS = {"commits-total", "committed-rows-total", "records-written-total"};
+  private static final Pattern TASK_START =
+      Pattern.compile(
+          "Task (\\d+) of connector (\\S+) starting, version (\\S+); Connect API: (.*?)(?: \\((?:io\\.kcdelta\\.)[^)]*\\))?$");
+
+  private static final String[] JMX_COUNTERS = {
+    "commits-total", "committed-rows-total", "records-written-total"
+  };
 
   private static List<String> list(Map<String, String> opts, String key) {
     List<String> out = new ArrayList<>();
@@ -551,12 +656,18 @@ public final class QuickstartHelper {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     for (String url : list(opts, "connect")) {
       try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url + "/")).timeout(Duration.ofSeconds(5))
-            .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(url + "/"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         JsonNode root = JSON.readTree(r.body());
         String v = root.path("version").asText("?");
         versions.add(v);
-        System.out.printf("    worker %s: Kafka Connect %s (commit %s)%n", url, v, root.path("commit").asText("?"));
+        System.out.printf(
+            "    worker %s: Kafka Connect %s (commit %s)%n",
+            url, v, root.path("commit").asText("?"));
         if (expectVersion != null && !expectVersion.equals(v)) {
           problems.add("worker " + url + " runs Connect " + v + ", expected " + expectVersion);
         }
@@ -576,29 +687,41 @@ public final class QuickstartHelper {
       for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
         Matcher m = TASK_START.matcher(line);
         if (m.find() && m.group(2).equals(connector)) {
-          System.out.printf("    %s: task %s, plugin %s; Connect API: %s%n", log.getFileName(), m.group(1), m.group(3),
-              m.group(4));
+          System.out.printf(
+              "    %s: task %s, plugin %s; Connect API: %s%n",
+              log.getFileName(), m.group(1), m.group(3), m.group(4));
           apis.add(m.group(4));
         }
       }
     }
     if (apis.isEmpty()) {
-      problems.add("no task start line (\"Task N of connector " + connector + " starting, ...; Connect API: ...\") in "
-          + opts.getOrDefault("worker-logs", "(no --worker-logs)") + ": does the worker log at INFO?");
+      problems.add(
+          "no task start line (\"Task N of connector "
+              + connector
+              + " starting, ...; Connect API: ...\") in "
+              + opts.getOrDefault("worker-logs", "(no --worker-logs)")
+              + ": does the worker log at INFO?");
     } else if (apis.size() > 1) {
       problems.add("the tasks detected different Connect APIs: " + apis);
     }
     String api = String.join(" | ", apis);
-    summary.put("metrics.source", api.contains("plugin metrics") ? "plugin metrics"
-        : api.contains("own JMX registry") ? "own JMX registry" : "?");
-    summary.put("record.coordinates", api.contains("before SMTs") ? "original (before SMTs)"
-        : api.contains("after SMTs") ? "as delivered (after SMTs)" : "?");
+    summary.put(
+        "metrics.source",
+        api.contains("plugin metrics")
+            ? "plugin metrics"
+            : api.contains("own JMX registry") ? "own JMX registry" : "?");
+    summary.put(
+        "record.coordinates",
+        api.contains("before SMTs")
+            ? "original (before SMTs)"
+            : api.contains("after SMTs") ? "as delivered (after SMTs)" : "?");
 
     // 3. the table and the JMX counters, polled until they agree (or the timeout)
     long timeoutS = Long.parseLong(opts.getOrDefault("timeout", "60"));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
-    ObjectName pattern = new ObjectName("kafka.connect:type=plugins,connector=" + Sanitizer.jmxSanitize(connector)
-        + ",task=*");
+    ObjectName pattern =
+        new ObjectName(
+            "kafka.connect:type=plugins,connector=" + Sanitizer.jmxSanitize(connector) + ",task=*");
     Map<String, JMXConnector> connections = new LinkedHashMap<>();
     Table table;
     Map<String, Map<String, Double>> perTask;
@@ -633,8 +756,10 @@ public final class QuickstartHelper {
           }
         }
         commits = perTask.values().stream().mapToDouble(m -> m.get("commits-total")).sum();
-        committedRows = perTask.values().stream().mapToDouble(m -> m.get("committed-rows-total")).sum();
-        boolean agree = jmxError == null && commits > 0 && committedRows == table.rows && table.rows > 0;
+        committedRows =
+            perTask.values().stream().mapToDouble(m -> m.get("committed-rows-total")).sum();
+        boolean agree =
+            jmxError == null && commits > 0 && committedRows == table.rows && table.rows > 0;
         if (agree || System.nanoTime() > deadline) {
           if (jmxError != null) {
             problems.add(jmxError);
@@ -658,17 +783,33 @@ public final class QuickstartHelper {
     if (perTask.isEmpty()) {
       System.out.println("      (no such MBean)");
     }
-    perTask.forEach((name, values) -> System.out.printf("      %s  %s%n", name, values.entrySet().stream()
-        .map(e -> e.getKey() + "=" + fmt(e.getValue())).collect(Collectors.joining(" "))));
-    System.out.printf("    sum over %d task(s): commits-total=%s committed-rows-total=%s; the table: %d rows, %d versions"
-        + " (%d with data files)%n", perTask.size(), fmt(commits), fmt(committedRows), table.rows, table.commits.size(),
+    perTask.forEach(
+        (name, values) ->
+            System.out.printf(
+                "      %s  %s%n",
+                name,
+                values.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + fmt(e.getValue()))
+                    .collect(Collectors.joining(" "))));
+    System.out.printf(
+        "    sum over %d task(s): commits-total=%s committed-rows-total=%s; the table: %d rows, %d versions"
+            + " (%d with data files)%n",
+        perTask.size(),
+        fmt(commits),
+        fmt(committedRows),
+        table.rows,
+        table.commits.size(),
         dataCommits);
     if (!(commits > 0)) {
       problems.add("commits-total over JMX is " + fmt(commits) + ", expected > 0");
     }
     if (committedRows != table.rows) {
-      problems.add("committed-rows-total over JMX is " + fmt(committedRows) + " but " + table.rows
-          + " rows landed in the table");
+      problems.add(
+          "committed-rows-total over JMX is "
+              + fmt(committedRows)
+              + " but "
+              + table.rows
+              + " rows landed in the table");
     }
     summary.put("rows", Long.toString(table.rows));
     summary.put("table.versions", Integer.toString(table.commits.size()));
@@ -684,31 +825,42 @@ public final class QuickstartHelper {
       Files.writeString(Path.of(summaryFile), sb.toString(), StandardCharsets.UTF_8);
     }
     if (problems.isEmpty()) {
-      System.out.println("    check: OK (commits-total > 0, committed-rows-total = rows in the table)");
+      System.out.println(
+          "    check: OK (commits-total > 0, committed-rows-total = rows in the table)");
       return 0;
     }
     problems.forEach(p -> System.err.println("FAILED: " + p));
     return 1;
   }
 
-  /** One connection per worker, opened with a time limit (a hung RMI handshake must not hang the check). */
-  private static JMXConnector connect(Map<String, JMXConnector> connections, String hostPort) throws Exception {
+  /**
+   * One connection per worker, opened with a time limit (a hung RMI handshake must not hang the
+   * check).
+   */
+  private static JMXConnector connect(Map<String, JMXConnector> connections, String hostPort)
+      throws Exception {
     JMXConnector c = connections.get(hostPort);
     if (c == null) {
-      JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + hostPort + "/jmxrmi");
-      c = CompletableFuture.supplyAsync(() -> {
-        try {
-          return JMXConnectorFactory.connect(url);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }).get(10, TimeUnit.SECONDS);
+      JMXServiceURL url =
+          new JMXServiceURL("service:jmx:rmi:///jndi/rmi://" + hostPort + "/jmxrmi");
+      c =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return JMXConnectorFactory.connect(url);
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  })
+              .get(10, TimeUnit.SECONDS);
       connections.put(hostPort, c);
     }
     return c;
   }
 
   private static String fmt(double v) {
-    return v == Math.rint(v) && !Double.isInfinite(v) ? Long.toString((long) v) : Double.toString(v);
+    return v == Math.rint(v) && !Double.isInfinite(v)
+        ? Long.toString((long) v)
+        : Double.toString(v);
   }
 }
