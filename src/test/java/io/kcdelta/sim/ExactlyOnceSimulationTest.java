@@ -22,12 +22,19 @@ import org.junit.jupiter.api.Test;
  * Random schedules of Connect runtime events (produce, poll/put, RetriableException redelivery,
  * eager and cooperative rebalances among up to three task instances, graceful stops, crashes,
  * zombies) and storage faults (data file create/upload failures, commits that fail before or after
- * landing) against the real writer on local Delta tables. {@code -Dsim.schedules=N} (default 150),
- * {@code -Dsim.seed=S} (first seed), {@code -Dsim.threads=T} (default: one per core; schedules are
- * independent, each on its own directory with its own faults, so the result does not depend on T),
- * {@code -Dsim.log=true} (the writer's log), {@code -Dsim.dir=D} (where the tables go; a failure
- * names its directory, which keeps the writer's hash order of table paths when it is replayed),
- * {@code -Dsim.steps=S} (events per schedule, default 120).
+ * landing) against the real writer on local Delta tables. Settings:
+ *
+ * <ul>
+ *   <li>{@code -Dsim.schedules=N}, default 600: about a minute on two idle cores;
+ *   <li>{@code -Dsim.seed=S}, the first seed (1);
+ *   <li>{@code -Dsim.steps=S}, events per schedule (120);
+ *   <li>{@code -Dsim.threads=T}, default one per core: schedules are independent, each on its own
+ *       directory with its own faults, so the result does not depend on T;
+ *   <li>{@code -Dsim.dir=D}, where the tables go: a failure names its directory, which keeps the
+ *       writer's hash order of table paths when it is replayed;
+ *   <li>{@code -Dsim.log=true} keeps the writer's log; {@code -Dsim.verbose=true} prints whole
+ *       traces.
+ * </ul>
  */
 class ExactlyOnceSimulationTest {
   /**
@@ -45,7 +52,7 @@ class ExactlyOnceSimulationTest {
 
   @Test
   void randomSchedulesKeepTheExactlyOnceContract() throws Exception {
-    int schedules = Integer.getInteger("sim.schedules", 150);
+    int schedules = Integer.getInteger("sim.schedules", 600);
     long first = Long.getLong("sim.seed", 1);
     int threads = Integer.getInteger("sim.threads", Runtime.getRuntime().availableProcessors());
     Path base = baseDir();
