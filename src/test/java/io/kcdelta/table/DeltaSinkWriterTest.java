@@ -45,6 +45,14 @@ class DeltaSinkWriterTest {
   private static final TopicPartition TP = new TopicPartition("events", 0);
   private static final long FLUSH_MS = 1_000;
 
+  /** Settings that put the table on {@link FailingLocalFileSystem}. */
+  private static final String[] FAILING_FS = {
+    "hadoop.fs.file.impl",
+    FailingLocalFileSystem.class.getName(),
+    "hadoop.fs.file.impl.disable.cache",
+    "true"
+  };
+
   @TempDir Path dir;
   private final AtomicLong clock = new AtomicLong(1_000_000);
   private final Configuration conf = new Configuration();
@@ -333,19 +341,13 @@ class DeltaSinkWriterTest {
   @Test
   void aTableThatCannotBeReadInOpenIsReadByTheNextPutAndTheBatchFetchedMeanwhileIsStale()
       throws Exception {
-    String[] failing = {
-      "hadoop.fs.file.impl",
-      FailingLocalFileSystem.class.getName(),
-      "hadoop.fs.file.impl.disable.cache",
-      "true"
-    };
-    DeltaSinkWriter first = writer(new FakeSinkContext(), failing);
+    DeltaSinkWriter first = writer(new FakeSinkContext(), FAILING_FS);
     first.open(List.of(TP));
     putAndCommit(first, records(0, 10));
     first.stop();
 
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w = writer(ctx, failing);
+    DeltaSinkWriter w = writer(ctx, FAILING_FS);
     try {
       FailingLocalFileSystem.failLogReads = true;
       w.open(List.of(TP)); // does not hold up the rebalance
@@ -369,13 +371,7 @@ class DeltaSinkWriterTest {
   @Test
   void aFailedUploadDropsTheBatchAndRereadsItEvenBeforeTheFirstCommit() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w =
-        writer(
-            ctx,
-            "hadoop.fs.file.impl",
-            FailingLocalFileSystem.class.getName(),
-            "hadoop.fs.file.impl.disable.cache",
-            "true");
+    DeltaSinkWriter w = writer(ctx, FAILING_FS);
     w.open(List.of(TP));
     try {
       FailingLocalFileSystem.failParquet = true;
@@ -394,13 +390,7 @@ class DeltaSinkWriterTest {
   @Test
   void aBugWritingADataFileFailsTheTaskAtOnceInsteadOfBeingRetried() {
     FakeSinkContext ctx = new FakeSinkContext();
-    DeltaSinkWriter w =
-        writer(
-            ctx,
-            "hadoop.fs.file.impl",
-            FailingLocalFileSystem.class.getName(),
-            "hadoop.fs.file.impl.disable.cache",
-            "true");
+    DeltaSinkWriter w = writer(ctx, FAILING_FS);
     w.open(List.of(TP));
     org.apache.kafka.connect.errors.ConnectException e;
     try {
