@@ -220,8 +220,8 @@ public final class DeltaSinkWriter {
   private void accept(SinkRecord record, long now) {
     TopicPartition tp = origin.partition(record);
     long offset = origin.offset(record);
-    Table table = offsets.tableOf(tp);
-    if (table == null) {
+    PartitionProgress p = offsets.of(tp);
+    if (p == null) {
       throw new ConnectException(
           "Connect delivered "
               + origin.describe(record)
@@ -231,12 +231,12 @@ public final class DeltaSinkWriter {
               + "); refusing to write it without its offsets."
               + origin.unopenedPartitionHint());
     }
-    if (offsets.isRedelivery(tp, offset)) {
+    if (p.isRedelivery(offset)) {
       metrics.recordSkipped();
       return;
     }
-    if (write(record, table, tp, offset, now)) {
-      offsets.seen(tp, offset);
+    if (write(record, p.table, tp, offset, now)) {
+      p.seen(offset);
       if (openFiles.rowWritten()) {
         boundOpenFiles();
       }
@@ -437,9 +437,9 @@ public final class DeltaSinkWriter {
   public void close(Collection<TopicPartition> partitions) {
     Set<Table> affected = new LinkedHashSet<>();
     for (TopicPartition tp : partitions) {
-      Table t = offsets.tableOf(tp);
-      if (t != null && t.files.partitions().contains(tp)) {
-        affected.add(t);
+      PartitionProgress p = offsets.of(tp);
+      if (p != null && p.table.files.partitions().contains(tp)) {
+        affected.add(p.table);
       }
     }
     offsets.closing(partitions);

@@ -104,21 +104,19 @@ final class FileBuffer {
     }
   }
 
-  /** Bytes the open files hold in memory until they are finished. */
-  long openBytes() {
-    long total = 0;
-    for (OpenFile f : openFiles.values()) {
-      total += f.writer.dataSize();
-    }
-    return total;
-  }
+  /** What the open files hold in memory until they are finished. */
+  record OpenSizes(int files, long bytes, long largestFileBytes) {}
 
-  long largestOpenFileBytes() {
+  /** One walk over the open files (each size walks every column of its file). */
+  OpenSizes openSizes() {
+    long total = 0;
     long largest = 0;
     for (OpenFile f : openFiles.values()) {
-      largest = Math.max(largest, f.writer.dataSize());
+      long size = f.writer.dataSize();
+      total += size;
+      largest = Math.max(largest, size);
     }
-    return largest;
+    return new OpenSizes(openFiles.size(), total, largest);
   }
 
   /** Finishes the largest open file early; it waits for the commit as a finished file. */

@@ -45,24 +45,19 @@ final class OpenFileBudget {
    * else null. A single open file is bounded by {@code file.max.bytes} and never finished early.
    */
   Table overBudget(Collection<Table> tables) {
+    int files = 0;
     long total = 0;
-    int openTables = 0;
     Table largest = null;
     long largestBytes = -1;
     for (Table t : tables) {
-      long open = t.files.openBytes();
-      if (open == 0) {
-        continue;
-      }
-      openTables++;
-      total += open;
-      long biggest = t.files.largestOpenFileBytes();
-      if (biggest > largestBytes) {
+      FileBuffer.OpenSizes open = t.files.openSizes();
+      files += open.files();
+      total += open.bytes();
+      if (open.files() > 0 && open.largestFileBytes() > largestBytes) {
         largest = t;
-        largestBytes = biggest;
+        largestBytes = open.largestFileBytes();
       }
     }
-    boolean severalFiles = openTables > 1 || (largest != null && largestBytes < total);
-    return total > bytes && severalFiles ? largest : null;
+    return total > bytes && files > 1 ? largest : null;
   }
 }

@@ -18,7 +18,6 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartitionOffsets {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
-  private final Map<TopicPartition, Table> tableOf = new HashMap<>();
 
   /**
    * Assigned, but the table could not be read in open(): put() reads it before it takes records.
@@ -34,10 +33,9 @@ final class PartitionOffsets {
    * stale.
    */
   void opened(TopicPartition tp, Table table, long durable, boolean stale) {
-    PartitionProgress p = new PartitionProgress(durable);
+    PartitionProgress p = new PartitionProgress(table, durable);
     p.rewindPending = stale;
     progress.put(tp, p);
-    tableOf.put(tp, table);
     unresolved.remove(tp);
   }
 
@@ -52,26 +50,9 @@ final class PartitionOffsets {
     return byTable;
   }
 
-  /** The table the partition writes to, or null when it was never opened. */
-  Table tableOf(TopicPartition tp) {
-    return tableOf.get(tp);
-  }
-
-  /** True for a record already buffered, skipped or committed, or stale until a seek applies. */
-  boolean isRedelivery(TopicPartition tp, long offset) {
-    PartitionProgress p = progress.get(tp);
-    if (p.rewindPending || offset <= p.lastSeen) {
-      return true;
-    }
-    if (p.firstReceived < 0) {
-      p.firstReceived = offset;
-    }
-    return false;
-  }
-
-  /** The record is in the table's batch (as a row, or as processed without one). */
-  void seen(TopicPartition tp, long offset) {
-    progress.get(tp).lastSeen = offset;
+  /** Where the partition stands, or null when it was never opened. */
+  PartitionProgress of(TopicPartition tp) {
+    return progress.get(tp);
   }
 
   /**
@@ -96,9 +77,9 @@ final class PartitionOffsets {
    */
   Map<TopicPartition, Long> rewind(Table table) {
     Map<TopicPartition, Long> seeks = new HashMap<>();
-    for (Map.Entry<TopicPartition, Table> e : tableOf.entrySet()) {
-      if (e.getValue() == table && !closing.contains(e.getKey())) {
-        long target = progress.get(e.getKey()).rewind();
+    for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
+      if (e.getValue().table == table && !closing.contains(e.getKey())) {
+        long target = e.getValue().rewind();
         if (target >= 0) {
           seeks.put(e.getKey(), target);
         }
@@ -138,18 +119,17 @@ final class PartitionOffsets {
     closing = Set.of();
     for (TopicPartition tp : partitions) {
       progress.remove(tp);
-      tableOf.remove(tp);
       unresolved.remove(tp);
     }
   }
 
   boolean writesTo(Table table) {
-    return tableOf.containsValue(table) || unresolved.containsValue(table);
+    return unresolved.containsValue(table)
+        || progress.values().stream().anyMatch(p -> p.table == table);
   }
 
   void clear() {
     progress.clear();
-    tableOf.clear();
     unresolved.clear();
     closing = Set.of();
   }

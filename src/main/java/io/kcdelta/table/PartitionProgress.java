@@ -6,6 +6,9 @@ package io.kcdelta.table;
  * partition.
  */
 final class PartitionProgress {
+  /** The table the partition writes to. */
+  final Table table;
+
   long committed;
 
   /** Highest offset buffered, skipped or committed; anything at or below is a redelivery. */
@@ -26,9 +29,26 @@ final class PartitionProgress {
    */
   boolean rewindPending;
 
-  PartitionProgress(long committed) {
+  PartitionProgress(Table table, long committed) {
+    this.table = table;
     this.committed = committed;
     this.lastSeen = committed;
+  }
+
+  /** True for a record already buffered, skipped or committed, or stale until a seek applies. */
+  boolean isRedelivery(long offset) {
+    if (rewindPending || offset <= lastSeen) {
+      return true;
+    }
+    if (firstReceived < 0) {
+      firstReceived = offset;
+    }
+    return false;
+  }
+
+  /** The record is in the table's batch (as a row, or as processed without one). */
+  void seen(long offset) {
+    lastSeen = offset;
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.kcdelta.sim;
 
+import io.kcdelta.testutil.InterceptedLocalFileSystem;
 import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -12,43 +13,13 @@ import java.nio.file.attribute.BasicFileAttributes;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RawLocalFileSystem;
 import org.apache.hadoop.fs.permission.FsPermission;
-import org.apache.hadoop.util.Progressable;
 
 /**
  * The local file system, with the {@link SimFaults} of the path's schedule applied to the
  * connector's data files (part-*).
  */
-public class SimFileSystem extends RawLocalFileSystem {
-
-  @Override
-  public FSDataOutputStream create(
-      Path f,
-      boolean overwrite,
-      int bufferSize,
-      short replication,
-      long blockSize,
-      Progressable progress)
-      throws IOException {
-    checkCreate(f);
-    return wrap(f, super.create(f, overwrite, bufferSize, replication, blockSize, progress));
-  }
-
-  @Override
-  public FSDataOutputStream create(
-      Path f,
-      FsPermission permission,
-      boolean overwrite,
-      int bufferSize,
-      short replication,
-      long blockSize,
-      Progressable progress)
-      throws IOException {
-    checkCreate(f);
-    return wrap(
-        f, super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress));
-  }
+public class SimFileSystem extends InterceptedLocalFileSystem {
 
   /**
    * Without Hadoop's native library every permission change forks a chmod: irrelevant here, and
@@ -113,13 +84,15 @@ public class SimFileSystem extends RawLocalFileSystem {
     return f.getName().startsWith("part-");
   }
 
-  private static void checkCreate(Path f) throws IOException {
+  @Override
+  protected void beforeCreate(Path f) throws IOException {
     if (isDataFile(f)) {
       SimFaults.maybeFail(SimFaults.Kind.DATA_FILE_CREATE, f);
     }
   }
 
-  private FSDataOutputStream wrap(Path f, FSDataOutputStream out) throws IOException {
+  @Override
+  protected FSDataOutputStream created(Path f, FSDataOutputStream out) throws IOException {
     if (!isDataFile(f)) {
       return out;
     }
