@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.config.Configurator;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * landing) against the real writer on local Delta tables. Settings:
  *
  * <ul>
- *   <li>{@code -Dsim.schedules=N}, default 600: about a minute on two idle cores;
+ *   <li>{@code -Dsim.schedules=N}, default 2000: 75 s on two idle cores;
  *   <li>{@code -Dsim.seed=S}, the first seed (1);
  *   <li>{@code -Dsim.steps=S}, events per schedule (120);
  *   <li>{@code -Dsim.threads=T}, default one per core: schedules are independent, each on its own
@@ -52,7 +53,7 @@ class ExactlyOnceSimulationTest {
 
   @Test
   void randomSchedulesKeepTheExactlyOnceContract() throws Exception {
-    int schedules = Integer.getInteger("sim.schedules", 600);
+    int schedules = Integer.getInteger("sim.schedules", 2000);
     long first = Long.getLong("sim.seed", 1);
     int threads = Integer.getInteger("sim.threads", Runtime.getRuntime().availableProcessors());
     Path base = baseDir();
@@ -66,10 +67,19 @@ class ExactlyOnceSimulationTest {
       // keeps the log too.
       Configurator.setLevel("io.kcdelta", Level.ERROR);
     }
+    HadoopDefaultResources defaults =
+        Boolean.getBoolean("sim.hadoopDefaults") ? null : HadoopDefaultResources.suspend();
     try {
       for (long seed = first; seed < first + schedules; seed++) {
         long s = seed;
-        outcomes.add(pool.submit(() -> runSchedule(s, base.resolve("s" + s))));
+        outcomes.add(
+            pool.submit(
+                () -> {
+                  if (defaults != null) {
+                    defaults.again(); // what classes loaded by the schedules before added
+                  }
+                  return runSchedule(s, base.resolve("s" + s));
+                }));
       }
       // the first failing seed of each kind of violation, and how many seeds failed that way
       Map<String, String> firstByKind = new LinkedHashMap<>();
@@ -91,6 +101,10 @@ class ExactlyOnceSimulationTest {
           firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
     } finally {
       pool.shutdownNow();
+      pool.awaitTermination(1, TimeUnit.MINUTES);
+      if (defaults != null) {
+        defaults.close();
+      }
       Configurator.setLevel("io.kcdelta", logLevel);
     }
   }

@@ -28,6 +28,19 @@ public class SimFileSystem extends InterceptedLocalFileSystem {
   @Override
   public void setPermission(Path p, FsPermission permission) {}
 
+  private static final Path WORKING_DIRECTORY =
+      new Path(new File(System.getProperty("user.dir")).toURI());
+
+  /**
+   * Hadoop makes a file system per call here (fs.file.impl.disable.cache: the JVM-wide cache would
+   * hand other tests' local file system to the simulation, or this one to them), and each
+   * constructor qualifies the working directory through regexes again.
+   */
+  @Override
+  protected Path getInitialWorkingDirectory() {
+    return WORKING_DIRECTORY;
+  }
+
   /**
    * One stat, without owner and permissions. RawLocalFileSystem builds each status through regex
    * path normalisation, and Delta lists the whole _delta_log at every snapshot update and stats

@@ -2,8 +2,6 @@ package io.kcdelta.sim;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.VersionLog;
-import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.testutil.ParquetRows;
 import java.io.File;
@@ -11,11 +9,8 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
@@ -24,7 +19,8 @@ import org.apache.parquet.example.data.Group;
 
 /**
  * What a schedule's Delta tables hold, read as an independent reader would: Delta Standalone for
- * the log, parquet-hadoop for the rows, on the plain local file system (no faults).
+ * the snapshot and the txn versions, parquet-hadoop for the rows, the commit files themselves for
+ * files added twice, on the plain local file system (no faults).
  */
 final class SimTables {
   /**
@@ -99,7 +95,7 @@ final class SimTables {
       if (log == null) {
         continue;
       }
-      checkEachFileAddedOnce(table, log, violations);
+      commitsOf(table).filesAddedTwice().forEach(v -> violations.add(table + ": " + v));
       org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
       for (AddFile add : log.snapshot().getAllFiles()) {
         try {
@@ -116,24 +112,6 @@ final class SimTables {
       }
     }
     return rows;
-  }
-
-  private static void checkEachFileAddedOnce(String table, DeltaLog log, List<String> violations) {
-    Set<String> added = new HashSet<>();
-    for (Iterator<VersionLog> it = log.getChanges(0, true); it.hasNext(); ) {
-      VersionLog v = it.next();
-      for (Action a : v.getActions()) {
-        if (a instanceof AddFile add && !added.add(add.getPath())) {
-          violations.add(
-              table
-                  + ": file "
-                  + add.getPath()
-                  + " added twice (again in version "
-                  + v.getVersion()
-                  + ")");
-        }
-      }
-    }
   }
 
   /** The table's log as a reader sees it now (one DeltaLog per table, updated incrementally). */

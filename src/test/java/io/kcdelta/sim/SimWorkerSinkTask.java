@@ -64,7 +64,7 @@ final class SimWorkerSinkTask {
   private RuntimeException rebalanceException;
   private int iterations;
   private final int commitEvery;
-  private final int maxPollRecords;
+  private int maxPollRecords;
 
   /** Why the task died (Connect marks it FAILED), or null. */
   Throwable failure;
@@ -105,6 +105,11 @@ final class SimWorkerSinkTask {
       lastDelivery += "-> died: " + t;
       failure = t;
     }
+  }
+
+  /** Consumer's max.poll.records from now on. */
+  void maxPollRecords(int records) {
+    maxPollRecords = records;
   }
 
   private void poll() {
