@@ -1,10 +1,6 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.retry.Backoff;
-import io.kcdelta.retry.RetryBudget;
-import io.kcdelta.retry.RetryPolicy;
-import io.kcdelta.retry.Transience;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
@@ -12,7 +8,6 @@ import io.kcdelta.table.RecordCheck.Errant;
 import io.kcdelta.table.RecordCheck.Row;
 import io.kcdelta.table.RecordCheck.Verdict;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -20,21 +15,16 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The exactly-once protocol of one sink task, top to bottom.
@@ -60,8 +50,6 @@ import org.slf4j.LoggerFactory;
  * RetriableException.
  */
 public final class DeltaSinkWriter {
-  private static final Logger LOG = LoggerFactory.getLogger(DeltaSinkWriter.class);
-
   private final DeltaSinkConfig config;
   private final SinkTaskContext context;
   private final Configuration conf;
@@ -72,9 +60,7 @@ public final class DeltaSinkWriter {
   private final RecordCheck check;
   private final ErrantRecords errant;
   private final OpenFileBudget openFiles;
-
-  /** How long a table may keep failing for a passing reason: delta.commit.retry.timeout.ms. */
-  private final RetryPolicy retries;
+  private final TableFailures failures;
 
   private final Map<String, Table> tables = new HashMap<>();
   private final PartitionOffsets offsets = new PartitionOffsets();
@@ -110,12 +96,7 @@ public final class DeltaSinkWriter {
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
     this.check = new RecordCheck(config.nullValueBehavior(), origin);
     this.errant = new ErrantRecords(reporter, metrics);
-    this.retries =
-        new RetryPolicy(
-            RetryPolicy.UNLIMITED_ATTEMPTS,
-            Duration.ofMillis(config.commitRetryTimeoutMs()),
-            Duration.ZERO,
-            Backoff.ofMillis(500, 5_000));
+    this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());
   }
 
   // ---------------------------------------------------------------- open
@@ -135,21 +116,8 @@ public final class DeltaSinkWriter {
           try {
             resume(table, tps, false);
           } catch (RuntimeException e) {
-            if (!Transience.isTransient(e)) {
-              throw new ConnectException(
-                  "Could not read the Delta log of "
-                      + table.path()
-                      + ". "
-                      + ServiceHint.of(e)
-                      + " Error: "
-                      + e,
-                  e);
-            }
-            LOG.warn(
-                "Could not read the Delta log of {} while opening {}; the next put() retries: {}",
-                table.path(),
-                tps,
-                e.toString());
+            failures.failUnlessTransient("Reading the Delta log of " + table.path(), e);
+            ProtocolLog.openDeferred(table, tps, e);
             tps.forEach(tp -> offsets.unresolved(tp, table));
           }
         });
@@ -164,7 +132,8 @@ public final class DeltaSinkWriter {
               try {
                 resume(table, tps, true);
               } catch (RuntimeException e) {
-                throw retryOrFail(table, "reading the Delta log of " + table.path(), e);
+                throw failures.retriableOrFail(
+                    table, "Reading the Delta log of " + table.path(), e);
               }
               table.healthy();
             });
@@ -186,15 +155,7 @@ public final class DeltaSinkWriter {
           }
         });
     context.offset(seeks);
-    Map<String, String> resume = new TreeMap<>();
-    versions.forEach(
-        (tp, v) -> resume.put(tp.toString(), v < 0 ? "group offset" : String.valueOf(v + 1)));
-    LOG.info(
-        "Opened {} partition(s) of table {}{}; resuming from the Delta log at {}",
-        tps.size(),
-        table.path(),
-        late ? " late" : "",
-        resume);
+    ProtocolLog.resuming(table, versions, late);
   }
 
   // ---------------------------------------------------------------- put
@@ -222,14 +183,7 @@ public final class DeltaSinkWriter {
     long offset = origin.offset(record);
     PartitionProgress p = offsets.of(tp);
     if (p == null) {
-      throw new ConnectException(
-          "Connect delivered "
-              + origin.describe(record)
-              + " of a partition this task was "
-              + "not given (open() was not called for "
-              + tp
-              + "); refusing to write it without its offsets."
-              + origin.unopenedPartitionHint());
+      throw origin.notOpened(record);
     }
     if (p.isRedelivery(offset)) {
       metrics.recordSkipped();
@@ -319,50 +273,24 @@ public final class DeltaSinkWriter {
       rewindTable(table, e.getMessage(), e);
       return;
     } catch (RuntimeException e) {
-      if (!Transience.isTransient(e)) {
-        throw new ConnectException(
-            "Delta refused the commit to "
-                + table.path()
-                + ": "
-                + e.getMessage()
-                + " "
-                + ServiceHint.of(e),
-            e);
-      }
       // The files are finished and stay valid: keep them for the next attempt.
       table.files.requeue(batch);
-      throw retryOrFail(table, "commit to " + table.path(), e);
+      throw failures.retriableOrFail(table, "The commit to " + table.path(), e);
     }
     table.healthy();
     if (outcome instanceof Committed c) {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
       metrics.recordCommit(batch, clock.getAsLong() - started);
-      LOG.info(
-          "Committed {} version {}: {} file(s), {} row(s), {} bytes, offsets {}",
-          table.path(),
-          c.version() < 0 ? "(already durable)" : c.version(),
-          batch.files().size(),
-          batch.rows(),
-          batch.bytes(),
-          sorted(batch.lastOffsets()));
+      ProtocolLog.committed(table, c.version(), batch);
     } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());
       metrics.recordFenced();
-      LOG.warn(
-          "Refused to commit {} row(s) to {}: other writers committed these partitions meanwhile (table holds "
-              + "{}, this task expected {}). Dropping the batch and resuming from the table.",
-          batch.rows(),
-          table.path(),
-          sorted(f.versions()),
-          sorted(expected));
+      ProtocolLog.fenced(table, batch, f.versions(), expected);
       offsets.durable(f.versions());
       rewindTable(table, null, null);
     } else {
-      LOG.debug(
-          "Nothing to commit to {} yet: {} has no rows and the table does not exist",
-          table.path(),
-          sorted(batch.lastOffsets()));
+      ProtocolLog.nothingToCommit(table, batch);
     }
   }
 
@@ -376,50 +304,10 @@ public final class DeltaSinkWriter {
     Map<TopicPartition, Long> seeks = offsets.rewind(table);
     context.offset(seeks);
     if (cause != null) {
-      LOG.warn(
-          "Dropped the buffered batch of {} ({}): re-reading from offsets {}",
-          table.path(),
-          why,
-          sorted(seeks),
-          cause);
-      RuntimeException fatal = retryOrFail(table, why + " for " + table.path(), cause);
-      if (!(fatal instanceof RetriableException)) {
-        throw fatal;
-      }
+      ProtocolLog.dropped(table, why, seeks, cause);
+      // Fails the task once the budget is spent; until then the seek applies after put() returns.
+      failures.retriableOrFail(table, why + " for " + table.path(), cause);
     }
-  }
-
-  /**
-   * A RetriableException while the table's retry budget lasts (Connect redelivers after the
-   * back-off), else, or when retrying cannot help, a ConnectException that says what to check.
-   */
-  private RuntimeException retryOrFail(Table table, String what, Exception cause) {
-    if (!Transience.isTransient(cause)) {
-      return new ConnectException(
-          what
-              + " failed for a reason that retrying cannot fix. "
-              + ServiceHint.of(cause)
-              + " Error: "
-              + cause,
-          cause);
-    }
-    RetryBudget budget = table.failing(retries, clock);
-    OptionalLong delay = budget.nextDelayMillis();
-    if (delay.isEmpty()) {
-      return new ConnectException(
-          "Gave up after "
-              + budget.elapsedMillis()
-              + " ms: "
-              + what
-              + " kept failing. "
-              + ServiceHint.of(cause)
-              + " Last error: "
-              + cause,
-          cause);
-    }
-    context.timeout(delay.getAsLong());
-    return new RetriableException(
-        what + " failed (retrying in " + delay.getAsLong() + " ms): " + cause, cause);
   }
 
   // ---------------------------------------------------------------- preCommit / close / stop
@@ -454,11 +342,7 @@ public final class DeltaSinkWriter {
         } catch (RuntimeException e) {
           // Not durable: the closed partitions' next owner re-reads them from the table, the
           // partitions that stay are sought back here.
-          LOG.warn(
-              "Could not commit {} while closing partitions {}; their rows will be re-read",
-              table.path(),
-              partitions,
-              e);
+          ProtocolLog.closeNotCommitted(table, partitions, e);
           rewindTable(table, null, null);
         }
       }
@@ -478,11 +362,5 @@ public final class DeltaSinkWriter {
 
   private Table tableFor(String topic) {
     return tables.computeIfAbsent(config.tablePath(topic), path -> new Table(path, conf, config));
-  }
-
-  private static Map<String, Long> sorted(Map<TopicPartition, Long> offsets) {
-    Map<String, Long> out = new TreeMap<>();
-    offsets.forEach((tp, v) -> out.put(tp.toString(), v));
-    return out;
   }
 }

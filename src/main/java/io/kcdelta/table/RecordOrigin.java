@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -59,6 +60,17 @@ public enum RecordOrigin {
    * reason).
    */
   abstract String unopenedPartitionHint();
+
+  /** The task's failure for a record of a partition that open() never named. */
+  ConnectException notOpened(SinkRecord r) {
+    return new ConnectException(
+        "Connect delivered "
+            + describe(r)
+            + " of a partition this task was not given (open() was not called for "
+            + partition(r)
+            + "); refusing to write it without its offsets."
+            + unopenedPartitionHint());
+  }
 
   /** {@code topic-partition@offset}, for messages. */
   public String describe(SinkRecord r) {
