@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.config.Configurator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  *       traces.
  * </ul>
  */
+@Tag("simulation")
 class ExactlyOnceSimulationTest {
   /**
    * Events per schedule. Measured here: per CPU second, 120-step schedules reached the situations
