@@ -32,6 +32,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String FILE_MAX_BYTES = "file.max.bytes";
   public static final String COMPRESSION_CODEC = "parquet.compression.codec";
   public static final String COMMIT_RETRY_TIMEOUT_MS = "delta.commit.retry.timeout.ms";
+  public static final String COMMIT_GROUP = "delta.commit.group";
   public static final String LOG_STORE = "delta.log.store";
   public static final String DYNAMODB_TABLE = "dynamodb.table.name";
   public static final String DYNAMODB_REGION = "dynamodb.region";
@@ -195,6 +196,24 @@ public final class DeltaSinkConfig extends AbstractConfig {
         ++o,
         Width.SHORT,
         "Commit retry timeout (ms)");
+    def.define(
+        COMMIT_GROUP,
+        Type.BOOLEAN,
+        true,
+        Importance.MEDIUM,
+        "Tasks of this connector that run in the same worker and write the same table commit together: "
+            + "one Delta commit per flush interval carries the files and Kafka offsets of all of them, so the "
+            + "table gets about one version per worker per interval instead of one per task, and the tasks do "
+            + "not race each other for the log. Each task's offsets are still checked on their own (a task "
+            + "that lost its partitions is left out of the commit, the others commit). The commit waits at "
+            + "most a tenth of "
+            + FLUSH_INTERVAL_MS
+            + " (and at most 2 s) for the worker's other tasks to hand in their batches. false: each task "
+            + "commits on its own.",
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "Group commit");
 
     o = 0;
     def.define(
@@ -418,6 +437,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public CompressionCodecName compressionCodec() {
     return CompressionCodecName.valueOf(
         getString(COMPRESSION_CODEC).trim().toUpperCase(Locale.ROOT));
+  }
+
+  public boolean commitGroup() {
+    return getBoolean(COMMIT_GROUP);
   }
 
   public long commitRetryTimeoutMs() {

@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import io.delta.standalone.CommitResult;
+import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Operation;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.actions.Action;
@@ -10,6 +11,7 @@ import io.delta.standalone.actions.SetTransaction;
 import io.delta.standalone.exceptions.ConcurrentTransactionException;
 import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
 import io.delta.standalone.types.StructType;
+import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
 import java.util.ArrayList;
@@ -18,11 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Turns a {@link Batch} into one Delta commit, or refuses to when the table says another writer has
- * committed any of the batch's Kafka partitions since this task last did (fencing).
+ * Turns the {@link Batch}es of a commit group's round into one Delta commit, leaving out each batch
+ * whose Kafka partitions the table says another writer committed since its task last did (fencing).
  *
  * <p>The check and the commit happen in one optimistic transaction: {@code txnVersion} registers
  * the appIds as read, so a concurrent commit touching them between the check and our commit makes
@@ -47,7 +50,7 @@ final class DeltaCommitter {
     return appIdPrefix + "-" + tp.topic() + "-" + tp.partition();
   }
 
-  sealed interface Outcome permits Committed, Fenced, Deferred {}
+  sealed interface Outcome permits Committed, Fenced, Deferred, Failed {}
 
   /**
    * The batch is durable in version {@code version} (-1: it was already durable from an earlier
@@ -68,6 +71,9 @@ final class DeltaCommitter {
    */
   record Deferred() implements Outcome {}
 
+  /** The commit of the batch failed; its task decides whether to retry. */
+  record Failed(RuntimeException cause) implements Outcome {}
+
   /** The txn versions of these partitions as the table holds them now (-1: none). */
   Map<TopicPartition, Long> txnVersions(Table table, Iterable<TopicPartition> partitions) {
     return Unchecked.call(() -> readTxnVersions(table, partitions));
@@ -85,32 +91,47 @@ final class DeltaCommitter {
   }
 
   /**
-   * @param expected per partition of the batch, the txn version this task resumed from or last
-   *     committed
+   * Commits the entries' batches in one transaction, each checked against the txn versions it
+   * expects (per partition, the version its task resumed from or last committed): an entry whose
+   * partitions another writer committed meanwhile is fenced and left out, the others commit.
+   *
+   * @param entries batches of disjoint Kafka partitions
+   * @return per entry, in order, what became of it
    */
-  Outcome commit(Table table, Batch batch, Map<TopicPartition, Long> expected) {
-    return Unchecked.call(() -> tryCommit(table, batch, expected));
+  List<Outcome> commit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
+    return Unchecked.call(() -> tryCommit(log, root, entries));
   }
 
-  private Outcome tryCommit(Table table, Batch batch, Map<TopicPartition, Long> expected) {
+  private List<Outcome> tryCommit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
     for (int attempt = 1; ; attempt++) {
-      OptimisticTransaction txn = table.state.log().startTransaction();
-      Map<TopicPartition, Long> actual = new HashMap<>();
-      for (TopicPartition tp : batch.lastOffsets().keySet()) {
-        actual.put(tp, txn.txnVersion(appId(tp)));
+      OptimisticTransaction txn = log.startTransaction();
+      Outcome[] outcomes = new Outcome[entries.size()];
+      List<Integer> included = new ArrayList<>();
+      for (int i = 0; i < entries.size(); i++) {
+        Batch batch = entries.get(i).batch;
+        Map<TopicPartition, Long> actual = new HashMap<>();
+        for (TopicPartition tp : batch.lastOffsets().keySet()) {
+          actual.put(tp, txn.txnVersion(appId(tp)));
+        }
+        if (actual.equals(entries.get(i).expected)) {
+          included.add(i);
+        } else {
+          // Our own earlier attempt may have landed although it reported a failure (e.g. a
+          // timeout after DynamoDB accepted the entry): then the table holds exactly these offsets.
+          outcomes[i] = actual.equals(batch.lastOffsets()) ? new Committed(-1) : new Fenced(actual);
+        }
       }
-      if (!actual.equals(expected)) {
-        // Our own earlier attempt may have landed although it reported a failure (e.g. a timeout
-        // after DynamoDB accepted the entry): then the table holds exactly this batch's offsets.
-        return actual.equals(batch.lastOffsets()) ? new Committed(-1) : new Fenced(actual);
-      }
-      if (batch.files().isEmpty() && txn.readVersion() < 0) {
-        return new Deferred();
+      List<String> partitionColumns = mergeMetadata(txn, entries, included, outcomes);
+      if (included.isEmpty() || partitionColumns == null) {
+        included.forEach(i -> outcomes[i] = new Deferred());
+        return List.of(outcomes);
       }
       try {
-        prepareMetadata(txn, batch);
-        CommitResult result = txn.commit(actions(table, batch), operation(batch), ENGINE_INFO);
-        return new Committed(result.getVersion());
+        List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
+        CommitResult result =
+            txn.commit(actions(root, batches), operation(partitionColumns), ENGINE_INFO);
+        included.forEach(i -> outcomes[i] = new Committed(result.getVersion()));
+        return List.of(outcomes);
       } catch (ConcurrentTransactionException e) {
         // A concurrent commit touched one of our appIds: the next round sees it and fences.
       } catch (DeltaConcurrentModificationException e) {
@@ -121,63 +142,95 @@ final class DeltaCommitter {
     }
   }
 
-  private void prepareMetadata(OptimisticTransaction txn, Batch batch) {
-    if (batch.files().isEmpty()) {
-      // Offsets only: no file was laid out by any schema or partitioning, so the table's stand.
-      return;
+  /**
+   * Merges the schemas the included batches need into the transaction's metadata. A batch whose
+   * files cannot follow the table (partitioning changed, a schema change the evolution mode
+   * refuses) fails alone and is left out.
+   *
+   * @return the table's partition columns (null: there is no table, and no files to make one)
+   */
+  private List<String> mergeMetadata(
+      OptimisticTransaction txn,
+      List<CommitGroup.Entry> entries,
+      List<Integer> included,
+      Outcome[] outcomes) {
+    Metadata current = txn.readVersion() < 0 ? null : txn.metadata();
+    StructType schema = current == null ? null : current.getSchema();
+    List<String> partitionColumns = current == null ? null : current.getPartitionColumns();
+    for (Integer i : List.copyOf(included)) {
+      Batch batch = entries.get(i).batch;
+      if (batch.files().isEmpty()) {
+        // Offsets only: no file was laid out by any schema or partitioning.
+        continue;
+      }
+      try {
+        if (partitionColumns != null && !partitionColumns.equals(batch.partitionColumns())) {
+          throw new TableChangedException(
+              "The partition columns of the table changed from "
+                  + batch.partitionColumns()
+                  + " to "
+                  + partitionColumns
+                  + " while this task wrote files");
+        }
+        schema =
+            schema == null
+                ? batch.schema()
+                : SchemaEvolution.evolve(schema, batch.schema(), evolution);
+        partitionColumns = batch.partitionColumns();
+      } catch (RuntimeException e) {
+        outcomes[i] = new Failed(e);
+        included.remove(i);
+      }
     }
-    if (txn.readVersion() < 0) {
-      txn.updateMetadata(
-          Metadata.builder()
-              .schema(batch.schema())
-              .partitionColumns(batch.partitionColumns())
-              .createdTime(System.currentTimeMillis())
-              .build());
-      return;
+    if (current == null) {
+      if (schema != null) {
+        txn.updateMetadata(
+            Metadata.builder()
+                .schema(schema)
+                .partitionColumns(partitionColumns)
+                .createdTime(System.currentTimeMillis())
+                .build());
+      }
+    } else if (schema != current.getSchema()) {
+      txn.updateMetadata(current.copyBuilder().schema(schema).build());
     }
-    Metadata current = txn.metadata();
-    if (!current.getPartitionColumns().equals(batch.partitionColumns())) {
-      throw new TableChangedException(
-          "The partition columns of the table changed from "
-              + batch.partitionColumns()
-              + " to "
-              + current.getPartitionColumns()
-              + " while this task wrote files");
-    }
-    StructType merged = SchemaEvolution.evolve(current.getSchema(), batch.schema(), evolution);
-    if (merged != current.getSchema()) {
-      txn.updateMetadata(current.copyBuilder().schema(merged).build());
-    }
+    return schema == null ? null : partitionColumns;
   }
 
-  private List<Action> actions(Table table, Batch batch) {
+  private List<Action> actions(Path root, List<Batch> batches) {
     long now = System.currentTimeMillis();
-    List<Action> actions = new ArrayList<>(batch.files().size() + batch.lastOffsets().size());
-    for (PendingFile f : batch.files()) {
-      actions.add(
-          AddFile.builder(
-                  table.state.relativePath(f.file()),
-                  f.partitionValues(),
-                  f.file().sizeBytes(),
-                  now,
-                  true)
-              .stats(JsonText.quote(f.file().statsJson()))
-              .build());
-    }
-    for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
-      actions.add(new SetTransaction(appId(e.getKey()), e.getValue(), Optional.of(now)));
+    List<Action> actions = new ArrayList<>();
+    for (Batch batch : batches) {
+      for (PendingFile f : batch.files()) {
+        actions.add(
+            AddFile.builder(
+                    relativePath(root, f.file()),
+                    f.partitionValues(),
+                    f.file().sizeBytes(),
+                    now,
+                    true)
+                .stats(JsonText.quote(f.file().statsJson()))
+                .build());
+      }
+      for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
+        actions.add(new SetTransaction(appId(e.getKey()), e.getValue(), Optional.of(now)));
+      }
     }
     return actions;
   }
 
-  private static Operation operation(Batch batch) {
+  static String relativePath(Path root, DataFile file) {
+    return root.toUri().relativize(file.path().toUri()).toString();
+  }
+
+  private static Operation operation(List<String> partitionColumns) {
     Map<String, String> params = new HashMap<>();
     params.put("mode", JsonText.quote("Append"));
     // Values are written verbatim and read back as strings: a JSON string holding the JSON array.
     params.put(
         "partitionBy",
         JsonText.quote(
-            batch.partitionColumns().stream()
+            partitionColumns.stream()
                 .map(JsonText::quote)
                 .collect(Collectors.joining(",", "[", "]"))));
     return new Operation(Operation.Name.WRITE, params);

@@ -2,8 +2,10 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.table.DeltaCommitter.Committed;
+import io.kcdelta.table.DeltaCommitter.Failed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
+import io.kcdelta.table.DeltaCommitter.TableChangedException;
 import io.kcdelta.table.RecordCheck.Errant;
 import io.kcdelta.table.RecordCheck.Row;
 import io.kcdelta.table.RecordCheck.Verdict;
@@ -35,18 +37,21 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *   <li>{@link #put}: records at or below what was already seen are redeliveries and are dropped;
  *       the rest are buffered into the table's open files, or reported as errant. A table is
  *       committed once its oldest buffered record waited {@code flush.interval.ms}.
- *   <li>Commit: files finished, then one Delta transaction per table adds them together with one
- *       SetTransaction per Kafka partition, after checking that the table still holds the versions
- *       this task expects (else another task owns the partitions now: the batch is dropped and the
- *       partitions are sought back to what the table holds).
+ *   <li>Commit: files finished, then the batch is handed to the table's {@link CommitGroup} (this
+ *       connector's tasks in this worker), whose one Delta transaction adds the files of all its
+ *       members together with one SetTransaction per Kafka partition, after checking that the table
+ *       still holds the versions each task expects (else another task owns the partitions now: that
+ *       task's batch is dropped and its partitions are sought back to what the table holds). At
+ *       most one batch per table is in flight; its outcome is taken at the next put() or close().
  *   <li>{@link #preCommit}: only offsets durable in the Delta log go to Kafka.
  *   <li>{@link #close}: buffered data of the closed partitions is committed first.
  * </ol>
  *
  * Anything that loses buffered rows (a failed upload, a refused commit) drops the table's whole
- * batch and seeks its partitions back to the last durable offset, so rows are re-read, never
- * skipped. Until Connect applies that seek (at its next poll, after put() returns normally) every
- * record of those partitions it delivers is stale, including a redelivery of the same batch after a
+ * batch, takes back its batch in flight (or waits for the commit that has it), and seeks its
+ * partitions back to the last durable offset, so rows are re-read, never skipped or doubled. Until
+ * Connect applies that seek (at its next poll, after put() returns normally) every record of those
+ * partitions it delivers is stale, including a redelivery of the same batch after a
  * RetriableException.
  */
 public final class DeltaSinkWriter {
@@ -61,6 +66,7 @@ public final class DeltaSinkWriter {
   private final ErrantRecords errant;
   private final OpenFileBudget openFiles;
   private final TableFailures failures;
+  private final CommitGroups groups;
 
   private final Map<String, Table> tables = new HashMap<>();
   private final PartitionOffsets offsets = new PartitionOffsets();
@@ -74,7 +80,22 @@ public final class DeltaSinkWriter {
       SinkMetrics metrics,
       RecordOrigin origin,
       LongSupplier clock) {
-    this(config, context, conf, reporter, metrics, origin, clock, OpenFileBudget.ofHeap());
+    this(config, context, conf, reporter, metrics, origin, clock, CommitGroups.jvm());
+  }
+
+  /**
+   * @param groups the commit groups of the worker this task runs in
+   */
+  public DeltaSinkWriter(
+      DeltaSinkConfig config,
+      SinkTaskContext context,
+      Configuration conf,
+      ErrantRecordReporter reporter,
+      SinkMetrics metrics,
+      RecordOrigin origin,
+      LongSupplier clock,
+      CommitGroups groups) {
+    this(config, context, conf, reporter, metrics, origin, clock, groups, OpenFileBudget.ofHeap());
   }
 
   DeltaSinkWriter(
@@ -85,6 +106,7 @@ public final class DeltaSinkWriter {
       SinkMetrics metrics,
       RecordOrigin origin,
       LongSupplier clock,
+      CommitGroups groups,
       OpenFileBudget openFiles) {
     this.config = config;
     this.context = context;
@@ -93,6 +115,7 @@ public final class DeltaSinkWriter {
     this.origin = origin;
     this.clock = clock;
     this.openFiles = openFiles;
+    this.groups = groups;
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
     this.check = new RecordCheck(config.nullValueBehavior(), origin);
     this.errant = new ErrantRecords(reporter, metrics);
@@ -241,20 +264,27 @@ public final class DeltaSinkWriter {
 
   // ---------------------------------------------------------------- commit
 
+  /**
+   * Hands in the batch of each table that is due (or whose commit group has a round open), takes
+   * the outcomes of batches in flight, and commits a round that waited long enough.
+   */
   private void commitDueTables(long now) {
     for (Table table : tables.values()) {
-      if (!table.files.isEmpty()
-          && now - table.files.oldestRecordMs() >= config.flushIntervalMs()) {
-        commit(table);
+      settle(table);
+      table.reportBuffered();
+      if (table.inFlight == null
+          && !table.files.isEmpty()
+          && (now - table.files.oldestRecordMs() >= config.flushIntervalMs()
+              || table.group.roundOpen())) {
+        handIn(table, now);
       }
+      table.group.commitIfDue(now);
+      settle(table);
     }
   }
 
-  /**
-   * Commits the table's batch, or drops it and rewinds its partitions; throws only to retry or
-   * fail.
-   */
-  private void commit(Table table) {
+  /** Finishes the table's files and hands the batch to its commit group. */
+  private void handIn(Table table, long now) {
     errant.awaitReports();
     Batch batch;
     try {
@@ -264,34 +294,95 @@ public final class DeltaSinkWriter {
       return;
     }
     Map<TopicPartition, Long> expected = offsets.expectedVersions(batch.lastOffsets().keySet());
-    long started = clock.getAsLong();
-    Outcome outcome;
-    try {
-      outcome = committer.commit(table, batch, expected);
-    } catch (DeltaCommitter.TableChangedException e) {
-      table.files.deleteUncommitted(batch.files());
-      rewindTable(table, e.getMessage(), e);
+    table.inFlight = table.group.handIn(table, batch, expected, now);
+  }
+
+  /**
+   * Commits the table's batch now, or drops it and rewinds its partitions; throws only to retry or
+   * fail.
+   */
+  private void commitNow(Table table) {
+    if (table.inFlight != null) {
+      table.group.commitNow(table.inFlight);
+      settle(table);
+    }
+    if (!table.files.isEmpty()) {
+      handIn(table, clock.getAsLong());
+      if (table.inFlight != null) {
+        table.group.commitNow(table.inFlight);
+        settle(table);
+      }
+    }
+  }
+
+  /**
+   * Takes the outcome of the table's batch in flight, if the group decided it: offsets durable, or
+   * the batch dropped and the partitions rewound, or (the commit failed) the files kept for the
+   * next attempt and the RetriableException that asks for it thrown.
+   */
+  private void settle(Table table) {
+    CommitGroup.Entry entry = table.inFlight;
+    Outcome outcome = entry == null ? null : entry.outcomeNow();
+    if (outcome == null) {
       return;
-    } catch (RuntimeException e) {
+    }
+    table.inFlight = null;
+    if (outcome instanceof Failed f && !(f.cause() instanceof TableChangedException)) {
       // The files are finished and stay valid: keep them for the next attempt.
-      table.files.requeue(batch);
-      throw failures.retriableOrFail(table, "The commit to " + table.path(), e);
+      table.files.requeue(entry.batch);
+      throw failures.retriableOrFail(table, "The commit to " + table.path(), f.cause());
+    }
+    if (conclude(table, entry, outcome) instanceof Failed f) {
+      rewindTable(table, f.cause().getMessage(), f.cause());
+    } else if (outcome instanceof Fenced) {
+      rewindTable(table, null, null);
+    }
+  }
+
+  /**
+   * Books a decided batch: its offsets durable (ours, or the fencing writer's), or its files
+   * deleted. Returns the outcome.
+   */
+  private Outcome conclude(Table table, CommitGroup.Entry entry, Outcome outcome) {
+    Batch batch = entry.batch;
+    if (outcome instanceof Failed) {
+      table.files.deleteUncommitted(batch.files());
+      return outcome;
     }
     table.healthy();
     if (outcome instanceof Committed c) {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
-      metrics.recordCommit(batch, clock.getAsLong() - started);
+      metrics.recordCommit(batch, entry.latencyMs());
       ProtocolLog.committed(table, c.version(), batch);
     } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());
       metrics.recordFenced();
-      ProtocolLog.fenced(table, batch, f.versions(), expected);
+      ProtocolLog.fenced(table, batch, f.versions(), entry.expected);
       offsets.durable(f.versions());
-      rewindTable(table, null, null);
     } else {
       ProtocolLog.nothingToCommit(table, batch);
     }
+    return outcome;
+  }
+
+  /**
+   * Takes back the table's batch in flight, or waits for the commit that has it, so that nothing is
+   * re-read that a commit may still add.
+   */
+  private void withdraw(Table table) {
+    CommitGroup.Entry entry = table.inFlight;
+    if (entry == null) {
+      return;
+    }
+    table.inFlight = null;
+    Outcome outcome = table.group.withdraw(entry);
+    if (outcome == null) {
+      table.files.deleteUncommitted(entry.batch.files());
+    } else if (!(outcome instanceof Failed f) || f.cause() instanceof TableChangedException) {
+      conclude(table, entry, outcome);
+    }
+    // A failed commit may have landed: its files are neither deleted nor committed again.
   }
 
   /**
@@ -300,6 +391,7 @@ public final class DeltaSinkWriter {
    * persistent cause (S3 down) fails the task once the retry budget is spent.
    */
   private void rewindTable(Table table, String why, Exception cause) {
+    withdraw(table);
     table.abort();
     Map<TopicPartition, Long> seeks = offsets.rewind(table);
     context.offset(seeks);
@@ -326,7 +418,10 @@ public final class DeltaSinkWriter {
     Set<Table> affected = new LinkedHashSet<>();
     for (TopicPartition tp : partitions) {
       PartitionProgress p = offsets.of(tp);
-      if (p != null && p.table.files.partitions().contains(tp)) {
+      if (p != null
+          && (p.table.files.partitions().contains(tp)
+              || (p.table.inFlight != null
+                  && p.table.inFlight.batch.lastOffsets().containsKey(tp)))) {
         affected.add(p.table);
       }
     }
@@ -334,11 +429,12 @@ public final class DeltaSinkWriter {
     try {
       for (Table table : affected) {
         if (failed) {
+          withdraw(table);
           table.abort();
           continue;
         }
         try {
-          commit(table);
+          commitNow(table);
         } catch (RuntimeException e) {
           // Not durable: the closed partitions' next owner re-reads them from the table, the
           // partitions that stay are sought back here.
@@ -349,11 +445,24 @@ public final class DeltaSinkWriter {
     } finally {
       offsets.closed(partitions);
     }
-    tables.values().removeIf(t -> !offsets.writesTo(t) && t.files.isEmpty());
+    tables
+        .values()
+        .removeIf(
+            t -> {
+              boolean idle = !offsets.writesTo(t) && t.files.isEmpty() && t.inFlight == null;
+              if (idle) {
+                t.leave();
+              }
+              return idle;
+            });
   }
 
   public void stop() {
-    tables.values().forEach(Table::abort);
+    for (Table table : tables.values()) {
+      withdraw(table);
+      table.abort();
+      table.leave();
+    }
     tables.clear();
     offsets.clear();
   }
@@ -361,6 +470,7 @@ public final class DeltaSinkWriter {
   // ---------------------------------------------------------------- helpers
 
   private Table tableFor(String topic) {
-    return tables.computeIfAbsent(config.tablePath(topic), path -> new Table(path, conf, config));
+    return tables.computeIfAbsent(
+        config.tablePath(topic), path -> new Table(path, conf, config, groups));
   }
 }

@@ -16,6 +16,12 @@ final class Table {
   final TableState state;
   final FileBuffer files;
 
+  /** Commits this table's batches, together with those of the connector's other tasks here. */
+  final CommitGroup group;
+
+  /** The batch handed to the group whose outcome this task has not taken yet (null: none). */
+  CommitGroup.Entry inFlight;
+
   /**
    * The retry budget of this table's current run of failed commits, uploads or reads (null: its
    * last attempt worked). Per table: a healthy table's commits must not renew a failing table's
@@ -23,9 +29,23 @@ final class Table {
    */
   private RetryBudget failing;
 
-  Table(String path, Configuration conf, DeltaSinkConfig config) {
+  private final CommitGroups groups;
+
+  Table(String path, Configuration conf, DeltaSinkConfig config, CommitGroups groups) {
     this.state = new TableState(path, conf, config);
     this.files = new FileBuffer(state.root(), conf, config);
+    this.groups = groups;
+    this.group = groups.join(this, path, conf, config);
+  }
+
+  /** Tells the group how long this task's rows not handed in yet have waited. */
+  void reportBuffered() {
+    group.buffered(this, files.isEmpty() ? -1 : files.oldestRecordMs());
+  }
+
+  /** The task writes no more to this table. */
+  void leave() {
+    groups.leave(this, group);
   }
 
   /** The budget of the current run of failures, started by the first of them. */

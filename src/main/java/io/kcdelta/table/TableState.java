@@ -4,7 +4,6 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.parquet.DataFile;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
@@ -107,10 +106,6 @@ final class TableState {
 
   List<String> partitionColumns() {
     return partitionColumns;
-  }
-
-  String relativePath(DataFile file) {
-    return root.toUri().relativize(file.path().toUri()).toString();
   }
 
   /**

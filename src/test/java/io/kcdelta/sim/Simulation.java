@@ -3,6 +3,7 @@ package io.kcdelta.sim;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.sim.SimFaults.Kind;
+import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.RecordOrigin;
 import io.kcdelta.table.SinkMetrics;
@@ -129,6 +130,12 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
 
   private final List<SimWorkerSinkTask> all = new ArrayList<>();
   private final Map<TopicPartition, SimWorkerSinkTask> owner = new HashMap<>();
+
+  /** The worker each task runs on: its tasks commit through the worker's commit groups. */
+  private final Map<SimWorkerSinkTask, CommitGroups> workerOf = new HashMap<>();
+
+  private final List<CommitGroups> workers = new ArrayList<>();
+  private final Set<CommitGroups> crashed = new HashSet<>();
   private long clock = 1_000_000;
   private int instances;
   final List<String> trace = new ArrayList<>();
@@ -242,13 +249,23 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   /** Starts a task instance that joins the group (its partitions come at its first poll). */
+  /** A task on a worker of its own. */
   SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords) {
+    return startTask(commitEvery, maxPollRecords, new CommitGroups());
+  }
+
+  private SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords, CommitGroups worker) {
     String name = "task-" + instances++;
     SimWorkerSinkTask t =
-        new SimWorkerSinkTask(name, kafka, this, this::newWriter, commitEvery, maxPollRecords);
+        new SimWorkerSinkTask(
+            name, kafka, this, context -> newWriter(context, worker), commitEvery, maxPollRecords);
     members.add(t);
     all.add(t);
-    trace("start " + name);
+    workerOf.put(t, worker);
+    if (!workers.contains(worker)) {
+      workers.add(worker);
+    }
+    trace("start " + name + " on worker " + workers.indexOf(worker));
     return t;
   }
 
@@ -298,10 +315,15 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       }
     } else if (r < 95) {
       if (!members.isEmpty()) {
-        SimWorkerSinkTask t = members.get(random.nextInt(members.size()));
-        trace("crash " + t.name);
-        leave(t);
-        t.stopped = true; // no close(), no stop(): the process is gone
+        CommitGroups worker = workerOf.get(members.get(random.nextInt(members.size())));
+        crashed.add(worker);
+        for (SimWorkerSinkTask t : running()) {
+          if (workerOf.get(t) == worker) {
+            trace("crash " + t.name);
+            leave(t);
+            t.stopped = true; // no close(), no stop(): the process is gone, and its commit groups
+          }
+        }
         if (members.isEmpty()) {
           startTask();
         }
@@ -359,6 +381,16 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       t.stop();
     }
     checkNoTaskDied();
+    for (CommitGroups worker : workers) {
+      if (!crashed.contains(worker) && worker.size() > 0) {
+        violations.add(
+            "worker "
+                + workers.indexOf(worker)
+                + ": "
+                + worker.size()
+                + " commit groups outlive its tasks");
+      }
+    }
   }
 
   private boolean allCommitted() {
@@ -379,8 +411,17 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     return out;
   }
 
+  /**
+   * A task on a new worker, or (half the time) on the worker of a running task: then they commit
+   * through one commit group.
+   */
   private void startTask() {
-    startTask(2 + random.nextInt(4), 1 + random.nextInt(20));
+    List<SimWorkerSinkTask> running = running();
+    CommitGroups worker =
+        running.isEmpty() || random.nextBoolean()
+            ? new CommitGroups()
+            : workerOf.get(running.get(random.nextInt(running.size())));
+    startTask(2 + random.nextInt(4), 1 + random.nextInt(20), worker);
   }
 
   private static Map<String, String> writerSettings(String tablePath) {
@@ -396,7 +437,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     return p;
   }
 
-  private DeltaSinkWriter newWriter(SinkTaskContext context) {
+  private DeltaSinkWriter newWriter(SinkTaskContext context, CommitGroups worker) {
     String path =
         "file://" + dir.toAbsolutePath() + "/" + (setup.tablePerTopic() ? "${topic}" : "table");
     return new DeltaSinkWriter(
@@ -406,7 +447,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         context.errantRecordReporter(),
         SinkMetrics.none(),
         RecordOrigin.ORIGINAL,
-        () -> clock);
+        () -> clock,
+        worker);
   }
 
   private void leave(SimWorkerSinkTask t) {

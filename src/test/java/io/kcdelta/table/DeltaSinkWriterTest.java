@@ -43,6 +43,7 @@ class DeltaSinkWriterTest {
           .field("name", Schema.OPTIONAL_STRING_SCHEMA)
           .build();
   private static final TopicPartition TP = new TopicPartition("events", 0);
+  private static final TopicPartition TP2 = new TopicPartition("events", 1);
   private static final long FLUSH_MS = 1_000;
 
   /** Settings that put the table on {@link FailingLocalFileSystem}. */
@@ -91,14 +92,22 @@ class DeltaSinkWriterTest {
   }
 
   private static SinkRecord record(long offset) {
+    return record(TP, offset);
+  }
+
+  private static SinkRecord record(TopicPartition tp, long offset) {
     Struct value = new Struct(SCHEMA).put("id", offset).put("name", "row-" + offset);
-    return new SinkRecord(TP.topic(), TP.partition(), null, null, SCHEMA, value, offset);
+    return new SinkRecord(tp.topic(), tp.partition(), null, null, SCHEMA, value, offset);
   }
 
   private static List<SinkRecord> records(long from, long to) {
+    return records(TP, from, to);
+  }
+
+  private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
     List<SinkRecord> out = new ArrayList<>();
     for (long o = from; o < to; o++) {
-      out.add(record(o));
+      out.add(record(tp, o));
     }
     return out;
   }
@@ -126,7 +135,13 @@ class DeltaSinkWriterTest {
   }
 
   private long txnVersion() {
-    return DeltaLog.forTable(conf, table).startTransaction().txnVersion("sink-events-0");
+    return txnVersion(TP);
+  }
+
+  private long txnVersion(TopicPartition tp) {
+    return DeltaLog.forTable(conf, table)
+        .startTransaction()
+        .txnVersion("sink-" + tp.topic() + "-" + tp.partition());
   }
 
   @Test
@@ -171,14 +186,15 @@ class DeltaSinkWriterTest {
 
   @Test
   void aZombieThatLostItsPartitionCannotCommitIt() throws Exception {
+    // In another worker than the new owner: no commit group in common.
     FakeSinkContext zombieCtx = new FakeSinkContext();
-    DeltaSinkWriter zombie = writer(zombieCtx);
+    DeltaSinkWriter zombie = writer(zombieCtx, DeltaSinkConfig.COMMIT_GROUP, "false");
     zombie.open(List.of(TP));
     zombie.put(records(0, 10)); // buffered, not yet committed
 
     // The partition moves to a new owner, which commits first.
     FakeSinkContext ownerCtx = new FakeSinkContext();
-    DeltaSinkWriter owner = writer(ownerCtx);
+    DeltaSinkWriter owner = writer(ownerCtx, DeltaSinkConfig.COMMIT_GROUP, "false");
     owner.open(List.of(TP));
     putAndCommit(owner, records(0, 12));
     assertEquals(11, txnVersion());
@@ -191,6 +207,54 @@ class DeltaSinkWriterTest {
     assertEquals(12, counts.size());
     counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
     assertTrue(zombie.preCommit(Map.of(TP, new OffsetAndMetadata(10))).get(TP).offset() == 12);
+  }
+
+  @Test
+  void aZombieInTheNewOwnersCommitGroupIsFencedInTheSameRound() throws Exception {
+    FakeSinkContext zombieCtx = new FakeSinkContext();
+    DeltaSinkWriter zombie = writer(zombieCtx);
+    zombie.open(List.of(TP));
+    zombie.put(records(0, 10));
+
+    FakeSinkContext ownerCtx = new FakeSinkContext();
+    DeltaSinkWriter owner = writer(ownerCtx);
+    owner.open(List.of(TP));
+    owner.put(records(0, 12));
+    clock.addAndGet(FLUSH_MS);
+    owner.put(List.of()); // due: the round waits for the zombie's rows, which are buffered too
+    assertEquals(-1, txnVersion(), "the round waits for the other member");
+    zombie.put(List.of()); // hands in the last awaited batch: the round commits
+
+    assertEquals(11, txnVersion(), "the owner's batch, handed in first, committed");
+    assertEquals(Map.of(TP, 12L), zombieCtx.seeks, "the zombie re-reads from what the table holds");
+    owner.put(List.of()); // takes its outcome
+    assertEquals(12, owner.preCommit(Map.of(TP, new OffsetAndMetadata(0))).get(TP).offset());
+    Map<Long, Integer> counts = idCounts();
+    assertEquals(12, counts.size());
+    counts.forEach((id, n) -> assertEquals(1, n, "copies of " + id));
+  }
+
+  @Test
+  void aRoundCommitsAfterItsLingerWithoutTheMemberThatDoesNotHandIn() throws Exception {
+    FakeSinkContext idleCtx = new FakeSinkContext();
+    DeltaSinkWriter idle = writer(idleCtx);
+    idle.open(List.of(TP));
+    idle.put(records(0, 3)); // rows buffered, then this task is never polled again
+
+    FakeSinkContext busyCtx = new FakeSinkContext();
+    DeltaSinkWriter busy = writer(busyCtx);
+    busy.open(List.of(TP2));
+    busy.put(records(TP2, 0, 5));
+    clock.addAndGet(FLUSH_MS);
+    busy.put(List.of());
+    assertEquals(-1, txnVersion(TP2), "waits for the other member first");
+    clock.addAndGet(CommitGroups.lingerMs(config()) - 1);
+    busy.put(List.of());
+    assertEquals(-1, txnVersion(TP2), "still within the linger");
+    clock.addAndGet(1);
+    busy.put(List.of());
+    assertEquals(4, txnVersion(TP2), "committed without the idle member");
+    assertEquals(-1, txnVersion());
   }
 
   @Test

@@ -64,6 +64,7 @@ class OpenFileBudgetTest {
             SinkMetrics.none(),
             RecordOrigin.ORIGINAL,
             clock::get,
+            new CommitGroups(),
             new OpenFileBudget(budgetBytes));
     List<TopicPartition> tps = List.of(new TopicPartition("a", 0), new TopicPartition("b", 0));
     w.open(tps);
