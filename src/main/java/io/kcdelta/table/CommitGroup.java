@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.delta.standalone.DeltaLog;
 import io.kcdelta.table.DeltaCommitter.Failed;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -62,6 +64,7 @@ final class CommitGroup {
 
   private final long lingerMs;
   private final Function<List<Entry>, List<Outcome>> commit;
+  private final Supplier<DeltaLog> log;
 
   /** Guards the round's state below; never held across a commit. */
   private final Object lock = new Object();
@@ -81,10 +84,17 @@ final class CommitGroup {
   /**
    * @param commit makes one Delta commit of the entries (their partitions are disjoint) and returns
    *     an outcome per entry, in order
+   * @param log the table's Delta log, which the members read too (DeltaLog is thread-safe)
    */
-  CommitGroup(long lingerMs, Function<List<Entry>, List<Outcome>> commit) {
+  CommitGroup(long lingerMs, Function<List<Entry>, List<Outcome>> commit, Supplier<DeltaLog> log) {
     this.lingerMs = lingerMs;
     this.commit = commit;
+    this.log = log;
+  }
+
+  /** The table's Delta log, one for the whole group (one snapshot in memory, not one per task). */
+  DeltaLog log() {
+    return log.get();
   }
 
   /** The member's oldest row not handed in yet was buffered at {@code sinceMs} (-1: none). */

@@ -72,12 +72,13 @@ public final class CommitGroups {
   }
 
   private static CommitGroup create(String path, Configuration conf, DeltaSinkConfig config) {
-    return new CommitGroup(lingerMs(config), new LogCommitter(path, conf, config));
+    LogCommitter committer = new LogCommitter(path, conf, config);
+    return new CommitGroup(lingerMs(config), committer, committer::log);
   }
 
   /**
-   * Commits through a Delta log of its own, opened by the first commit: on a task thread, under the
-   * group's commit lock, where its failure is handled like that of any commit.
+   * Commits through the group's Delta log, opened on first use (by a task's read or commit, where
+   * its failure is retried like any other read or commit).
    */
   private static final class LogCommitter
       implements Function<List<CommitGroup.Entry>, List<Outcome>> {
@@ -92,12 +93,16 @@ public final class CommitGroups {
       this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
     }
 
-    @Override
-    public List<Outcome> apply(List<CommitGroup.Entry> entries) {
+    synchronized DeltaLog log() {
       if (log == null) {
         log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
       }
-      return committer.commit(log, root, entries);
+      return log;
+    }
+
+    @Override
+    public List<Outcome> apply(List<CommitGroup.Entry> entries) {
+      return committer.commit(log(), root, entries);
     }
   }
 }

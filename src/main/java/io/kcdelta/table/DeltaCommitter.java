@@ -81,7 +81,7 @@ final class DeltaCommitter {
 
   private Map<TopicPartition, Long> readTxnVersions(
       Table table, Iterable<TopicPartition> partitions) {
-    OptimisticTransaction txn = table.state.log().startTransaction();
+    OptimisticTransaction txn = table.group.log().startTransaction();
     table.refresh(txn.readVersion() < 0 ? null : txn.metadata());
     Map<TopicPartition, Long> versions = new HashMap<>();
     for (TopicPartition tp : partitions) {

@@ -37,11 +37,12 @@ final class ProtocolLog {
         cause.toString());
   }
 
-  static void committed(Table table, long version, Batch batch) {
+  static void committed(Table table, long version, Batch batch, long latencyMs) {
     LOG.info(
-        "Committed {} version {}: {} file(s), {} row(s), {} bytes, offsets {}",
+        "Committed {} version {} in {} ms: {} file(s), {} row(s), {} bytes, offsets {}",
         table.path(),
         version < 0 ? "(already durable)" : version,
+        latencyMs,
         batch.files().size(),
         batch.rows(),
         batch.bytes(),

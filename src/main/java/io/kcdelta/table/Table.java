@@ -32,7 +32,7 @@ final class Table {
   private final CommitGroups groups;
 
   Table(String path, Configuration conf, DeltaSinkConfig config, CommitGroups groups) {
-    this.state = new TableState(path, conf, config);
+    this.state = new TableState(path, config);
     this.files = new FileBuffer(state.root(), conf, config);
     this.groups = groups;
     this.group = groups.join(this, path, conf, config);

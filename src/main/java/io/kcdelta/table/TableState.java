@@ -1,6 +1,5 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
@@ -13,7 +12,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -33,11 +31,7 @@ final class TableState {
 
   private final String path;
   private final Path root;
-  private final Configuration conf;
   private final DeltaSinkConfig config;
-
-  /** Opened on first use, so that reading the table happens where its failures are retried. */
-  private DeltaLog log;
 
   /** As last read or committed (null: the table does not exist yet). */
   private StructType tableSchema;
@@ -49,10 +43,9 @@ final class TableState {
 
   private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
 
-  TableState(String path, Configuration conf, DeltaSinkConfig config) {
+  TableState(String path, DeltaSinkConfig config) {
     this.path = path;
     this.root = new Path(path);
-    this.conf = conf;
     this.config = config;
   }
 
@@ -62,13 +55,6 @@ final class TableState {
 
   Path root() {
     return root;
-  }
-
-  DeltaLog log() {
-    if (log == null) {
-      log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
-    }
-    return log;
   }
 
   /**

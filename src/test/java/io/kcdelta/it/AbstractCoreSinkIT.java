@@ -99,13 +99,19 @@ abstract class AbstractCoreSinkIT {
       awaitTxnVersions(records.lastOffsets(), 240_000);
       long t1 = System.nanoTime();
       DeltaTableContents first = verify(records, FIRST_BATCH);
+      List<Integer> txns = DeltaTableContents.txnsPerCommit(readerConf(), tablePath());
       System.out.printf(
-          "[core-it %s] phase 1: %d records, table version %d, %d files, %.1f s%n",
+          "[core-it %s] phase 1: %d records, table version %d, %d files, %.1f s; txns per commit %s%n",
           getClass().getSimpleName(),
           FIRST_BATCH,
           first.version(),
           first.files().size(),
-          (t1 - t0) / 1e9);
+          (t1 - t0) / 1e9,
+          txns);
+      // The workers here share one JVM, so all six tasks share one commit group.
+      assertTrue(
+          txns.stream().anyMatch(n -> n >= 2),
+          "some commit carries the offsets of several tasks (one partition each): " + txns);
 
       // A worker leaves while records keep arriving; then the connector and its tasks restart.
       records.produce(producer, TOPIC, PARTITIONS, FIRST_BATCH, FIRST_BATCH + SECOND_BATCH / 2);

@@ -3,13 +3,16 @@ package io.kcdelta.it;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.Snapshot;
+import io.delta.standalone.VersionLog;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
+import io.delta.standalone.actions.SetTransaction;
 import io.kcdelta.testutil.ParquetRows;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -33,6 +36,20 @@ public record DeltaTableContents(
     Map<String, Long> out = new HashMap<>();
     for (String appId : appIds) {
       out.put(appId, txn.txnVersion(appId));
+    }
+    return out;
+  }
+
+  /** Per commit of the table, oldest first, how many txn (Kafka offset) actions it carries. */
+  public static List<Integer> txnsPerCommit(Configuration conf, String tablePath) {
+    List<Integer> out = new ArrayList<>();
+    Iterator<VersionLog> changes = DeltaLog.forTable(conf, tablePath).getChanges(0, false);
+    while (changes.hasNext()) {
+      out.add(
+          (int)
+              changes.next().getActions().stream()
+                  .filter(SetTransaction.class::isInstance)
+                  .count());
     }
     return out;
   }

@@ -36,6 +36,9 @@ class CommitGroupTest {
             List<Outcome> out = new ArrayList<>();
             entries.forEach(e -> out.add(new Committed(commits.size())));
             return out;
+          },
+          () -> {
+            throw new UnsupportedOperationException("no table here");
           });
 
   private static Batch batch(TopicPartition tp, long last) {

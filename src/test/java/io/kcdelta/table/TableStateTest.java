@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.junit.jupiter.api.Test;
@@ -15,7 +14,7 @@ class TableStateTest {
   void aConverterThatBuildsASchemaPerRecordDoesNotGrowTheLayoutCacheWithoutBound() {
     DeltaSinkConfig config =
         new DeltaSinkConfig(Map.of("name", "sink", "delta.table.path", "file:///tmp/unused"));
-    TableState table = new TableState(config.tablePath("t"), new Configuration(), config);
+    TableState table = new TableState(config.tablePath("t"), config);
     table.refresh(null, true);
     for (int i = 0; i < 10 * TableState.MAX_LAYOUTS; i++) {
       Schema fresh = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA).build();
