@@ -4,6 +4,7 @@ import io.kcdelta.compat.ConnectApi;
 import io.kcdelta.compat.TaskMetricRegistry;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.SinkMetrics;
 import io.kcdelta.table.Version;
@@ -48,7 +49,8 @@ public class DeltaSinkTask extends SinkTask {
             context.errantRecordReporter(),
             SinkMetrics.of(metrics),
             api.recordOrigin(),
-            System::currentTimeMillis);
+            System::currentTimeMillis,
+            CommitGroups.jvm());
   }
 
   @Override

@@ -143,6 +143,12 @@ public final class EndToEndBench {
    * broker.
    */
   private static EmbeddedConnectCluster startCluster() {
+    return startCluster("bench", 1, Map.of());
+  }
+
+  /** The cluster of {@link #startCluster()} with more workers and worker settings. */
+  static EmbeddedConnectCluster startCluster(
+      String name, int workers, Map<String, String> moreWorkerProps) {
     Map<String, String> workerProps = new HashMap<>();
     workerProps.put("plugin.discovery", "service_load");
     workerProps.put("offset.flush.interval.ms", "2000");
@@ -155,10 +161,11 @@ public final class EndToEndBench {
     brokerProps.put("transaction.state.log.replication.factor", "1");
     brokerProps.put("transaction.state.log.min.isr", "1");
     brokerProps.put("transaction.state.log.num.partitions", "1");
+    workerProps.putAll(moreWorkerProps);
     EmbeddedConnectCluster connect =
         new EmbeddedConnectCluster.Builder()
-            .name("bench")
-            .numWorkers(1)
+            .name(name)
+            .numWorkers(workers)
             .numBrokers(1)
             .workerProps(workerProps)
             .brokerProps(brokerProps)

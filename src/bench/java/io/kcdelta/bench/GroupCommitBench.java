@@ -83,27 +83,10 @@ public final class GroupCommitBench {
   }
 
   private EmbeddedConnectCluster startCluster() {
-    Map<String, String> workerProps = new HashMap<>();
-    workerProps.put("plugin.path", pluginPath);
-    workerProps.put("plugin.discovery", "service_load");
-    workerProps.put("offset.flush.interval.ms", "5000");
-    workerProps.put("offset.storage.partitions", "1");
-    workerProps.put("status.storage.partitions", "1");
-    workerProps.put("scheduled.rebalance.max.delay.ms", "5000");
-    java.util.Properties brokerProps = new java.util.Properties();
-    brokerProps.put("offsets.topic.num.partitions", "1");
-    brokerProps.put("group.initial.rebalance.delay.ms", "0");
-    brokerProps.put("auto.create.topics.enable", "false");
-    EmbeddedConnectCluster c =
-        new EmbeddedConnectCluster.Builder()
-            .name("group-bench")
-            .numWorkers(workers)
-            .numBrokers(1)
-            .workerProps(workerProps)
-            .brokerProps(brokerProps)
-            .build();
-    c.start();
-    return c;
+    return EndToEndBench.startCluster(
+        "group-bench",
+        workers,
+        Map.of("plugin.path", pluginPath, "scheduled.rebalance.max.delay.ms", "5000"));
   }
 
   private void run(String mode, int partitions) throws Exception {

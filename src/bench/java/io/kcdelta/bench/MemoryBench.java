@@ -2,6 +2,7 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.RecordOrigin;
@@ -54,7 +55,8 @@ public final class MemoryBench {
             null,
             SinkMetrics.none(),
             RecordOrigin.ORIGINAL,
-            () -> simulatedMs[0]);
+            () -> simulatedMs[0],
+            new CommitGroups());
     writer.open(List.of(tp));
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();

@@ -2,6 +2,7 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.FakeSinkContext;
 import io.kcdelta.table.RecordOrigin;
@@ -54,7 +55,8 @@ public final class TaskPathBench {
               null,
               SinkMetrics.none(),
               RecordOrigin.ORIGINAL,
-              () -> clock[0]);
+              () -> clock[0],
+              new CommitGroups());
       writer.open(List.of(tp));
       long cpu0 = threads.getCurrentThreadCpuTime();
       long alloc0 = threads.getCurrentThreadAllocatedBytes();

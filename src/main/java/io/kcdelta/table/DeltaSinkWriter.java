@@ -72,19 +72,8 @@ public final class DeltaSinkWriter {
   private final PartitionOffsets offsets = new PartitionOffsets();
   private boolean failed;
 
-  public DeltaSinkWriter(
-      DeltaSinkConfig config,
-      SinkTaskContext context,
-      Configuration conf,
-      ErrantRecordReporter reporter,
-      SinkMetrics metrics,
-      RecordOrigin origin,
-      LongSupplier clock) {
-    this(config, context, conf, reporter, metrics, origin, clock, CommitGroups.jvm());
-  }
-
   /**
-   * @param groups the commit groups of the worker this task runs in
+   * @param groups the commit groups of the worker this task runs in: {@link CommitGroups#jvm()}
    */
   public DeltaSinkWriter(
       DeltaSinkConfig config,

@@ -56,6 +56,10 @@ class DeltaSinkWriterTest {
 
   @TempDir Path dir;
   private final AtomicLong clock = new AtomicLong(1_000_000);
+
+  /** The worker all of a test's writers run in. */
+  private final CommitGroups worker = new CommitGroups();
+
   private final Configuration conf = new Configuration();
   private String table;
 
@@ -88,7 +92,8 @@ class DeltaSinkWriterTest {
         ctx.reporter,
         SinkMetrics.none(),
         origin,
-        clock::get);
+        clock::get,
+        worker);
   }
 
   private static SinkRecord record(long offset) {
@@ -292,7 +297,8 @@ class DeltaSinkWriterTest {
             null,
             SinkMetrics.none(),
             RecordOrigin.ORIGINAL,
-            clock::get);
+            clock::get,
+            worker);
     w.open(List.of(TP));
     DataException e =
         assertThrows(
