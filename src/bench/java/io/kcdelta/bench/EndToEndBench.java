@@ -336,6 +336,11 @@ public final class EndToEndBench {
   }
 
   private static String rowsNote(Snapshot snap) {
+    return "rows " + rows(snap);
+  }
+
+  /** The rows of the snapshot's files, as their stats count them. */
+  static long rows(Snapshot snap) {
     long rows = 0;
     for (AddFile f : snap.getAllFiles()) {
       String s = f.getStats();
@@ -349,7 +354,7 @@ public final class EndToEndBench {
         rows += Long.parseLong(s.substring(j, k));
       }
     }
-    return "rows " + rows;
+    return rows;
   }
 
   private Result runIceberg(String run, boolean onS3) throws Exception {

@@ -3,7 +3,7 @@ package io.kcdelta.bench;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
+import io.kcdelta.it.ConnectCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
@@ -116,7 +115,7 @@ public final class GroupCommitBench {
     java.util.Arrays.fill(lastOffsets, -1);
     long produced = 0;
     long loadStart = System.currentTimeMillis();
-    try (KafkaProducer<byte[], byte[]> producer = producer()) {
+    try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
       for (int s = 0; s < seconds; s++) {
         long secondStart = loadStart + s * 1000L;
         for (int i = 0; i < rate; i++) {
@@ -154,10 +153,7 @@ public final class GroupCommitBench {
         versionsDuringLoad++;
       }
     }
-    long rows = 0;
-    for (AddFile f : snap.getAllFiles()) {
-      rows += numRecords(f.getStats());
-    }
+    long rows = EndToEndBench.rows(snap);
     connect.deleteConnector(connector);
     List<Long> latencies = new ArrayList<>();
     int fenced = readCommitLog(logStart, latencies);
@@ -181,13 +177,6 @@ public final class GroupCommitBench {
         percentile(latencies, 0.99),
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
         latencies.size());
-  }
-
-  private KafkaProducer<byte[], byte[]> producer() {
-    Map<String, Object> props = new HashMap<>();
-    props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
-    props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    return connect.kafka().createProducer(props);
   }
 
   private static boolean caughtUp(
@@ -226,15 +215,5 @@ public final class GroupCommitBench {
       return -1;
     }
     return sorted.get((int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1));
-  }
-
-  private static long numRecords(String stats) {
-    int i = stats.indexOf("\"numRecords\":");
-    int j = i + 13;
-    int k = j;
-    while (k < stats.length() && Character.isDigit(stats.charAt(k))) {
-      k++;
-    }
-    return i < 0 ? 0 : Long.parseLong(stats.substring(j, k));
   }
 }

@@ -33,15 +33,13 @@ import org.apache.kafka.common.TopicPartition;
 final class CommitGroup {
   /** One member's batch handed to the group, and in time what became of it. */
   static final class Entry {
-    final Object member;
     final Batch batch;
     final Map<TopicPartition, Long> expected;
     final long handedInNanos = System.nanoTime();
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
     private volatile long committedNanos;
 
-    Entry(Object member, Batch batch, Map<TopicPartition, Long> expected) {
-      this.member = member;
+    Entry(Batch batch, Map<TopicPartition, Long> expected) {
       this.batch = batch;
       this.expected = expected;
     }
@@ -118,7 +116,7 @@ final class CommitGroup {
 
   /** Hands in a batch; commits the round at once when it was the last one awaited. */
   Entry handIn(Object member, Batch batch, Map<TopicPartition, Long> expected, long nowMs) {
-    Entry entry = new Entry(member, batch, expected);
+    Entry entry = new Entry(batch, expected);
     synchronized (lock) {
       bufferedSince.remove(member);
       if (openedMs < 0) {

@@ -291,16 +291,18 @@ public final class DeltaSinkWriter {
    * fail.
    */
   private void commitNow(Table table) {
+    settleNow(table);
+    if (!table.files.isEmpty()) {
+      handIn(table, clock.getAsLong());
+      settleNow(table);
+    }
+  }
+
+  /** Has the group commit the table's batch in flight now, without waiting for the round. */
+  private void settleNow(Table table) {
     if (table.inFlight != null) {
       table.group.commitNow(table.inFlight);
       settle(table);
-    }
-    if (!table.files.isEmpty()) {
-      handIn(table, clock.getAsLong());
-      if (table.inFlight != null) {
-        table.group.commitNow(table.inFlight);
-        settle(table);
-      }
     }
   }
 
@@ -316,12 +318,14 @@ public final class DeltaSinkWriter {
       return;
     }
     table.inFlight = null;
-    if (outcome instanceof Failed f && !(f.cause() instanceof TableChangedException)) {
+    if (inDoubt(outcome)) {
       // The files are finished and stay valid: keep them for the next attempt.
       table.files.requeue(entry.batch);
-      throw failures.retriableOrFail(table, "The commit to " + table.path(), f.cause());
+      throw failures.retriableOrFail(
+          table, "The commit to " + table.path(), ((Failed) outcome).cause());
     }
-    if (conclude(table, entry, outcome) instanceof Failed f) {
+    conclude(table, entry, outcome);
+    if (outcome instanceof Failed f) {
       rewindTable(table, f.cause().getMessage(), f.cause());
     } else if (outcome instanceof Fenced) {
       rewindTable(table, null, null);
@@ -329,14 +333,23 @@ public final class DeltaSinkWriter {
   }
 
   /**
-   * Books a decided batch: its offsets durable (ours, or the fencing writer's), or its files
-   * deleted. Returns the outcome.
+   * The commit failed for a reason other than the table changing under the batch: it may have
+   * landed (a timeout after the log store accepted it), so its files are neither deleted nor
+   * booked.
    */
-  private Outcome conclude(Table table, CommitGroup.Entry entry, Outcome outcome) {
+  private static boolean inDoubt(Outcome outcome) {
+    return outcome instanceof Failed f && !(f.cause() instanceof TableChangedException);
+  }
+
+  /**
+   * Books a decided batch: its offsets durable (ours, or the fencing writer's), or its files
+   * deleted.
+   */
+  private void conclude(Table table, CommitGroup.Entry entry, Outcome outcome) {
     Batch batch = entry.batch;
     if (outcome instanceof Failed) {
       table.files.deleteUncommitted(batch.files());
-      return outcome;
+      return;
     }
     table.healthy();
     if (outcome instanceof Committed c) {
@@ -352,7 +365,6 @@ public final class DeltaSinkWriter {
     } else {
       ProtocolLog.nothingToCommit(table, batch);
     }
-    return outcome;
   }
 
   /**
@@ -368,10 +380,9 @@ public final class DeltaSinkWriter {
     Outcome outcome = table.group.withdraw(entry);
     if (outcome == null) {
       table.files.deleteUncommitted(entry.batch.files());
-    } else if (!(outcome instanceof Failed f) || f.cause() instanceof TableChangedException) {
+    } else if (!inDoubt(outcome)) {
       conclude(table, entry, outcome);
     }
-    // A failed commit may have landed: its files are neither deleted nor committed again.
   }
 
   /**
