@@ -8,9 +8,13 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * Delta's local log store with the {@link SimFaults} of the path's schedule applied to commits
- * (writes of N.json).
+ * (writes of N.json). Its writers exclude each other across instances, as the DynamoDB store's do
+ * (LocalLogStore locks only its own instance), so simulated workers and the sink's own appends
+ * ({@code LogAppender}) may each use one.
  */
 public class SimLogStore extends LocalLogStore {
+  private static final Object WRITES = new Object();
+
   public SimLogStore(Configuration conf) {
     super(conf);
   }
@@ -23,7 +27,9 @@ public class SimLogStore extends LocalLogStore {
       return;
     }
     SimFaults.maybeFail(SimFaults.Kind.COMMIT_BEFORE, path);
-    super.write(path, actions, false, conf);
+    synchronized (WRITES) {
+      super.write(path, actions, false, conf);
+    }
     SimFaults.maybeFail(SimFaults.Kind.COMMIT_AFTER, path);
   }
 }

@@ -434,6 +434,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     p.put("hadoop.fs.file.impl", SimFileSystem.class.getName());
     p.put("hadoop.fs.file.impl.disable.cache", "true");
     p.put("hadoop.delta.logStore.file.impl", SimLogStore.class.getName());
+    // SimLogStore excludes writers of one commit file across its instances, so commits may take
+    // the appender's short path too and the simulation checks it alongside Delta Standalone's.
+    p.put("hadoop." + HadoopConfigurationFactory.SHARED_LOG_STORES, SimLogStore.class.getName());
     return p;
   }
 
