@@ -8,15 +8,18 @@ import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
+import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
+import io.kcdelta.table.SinkCommitLoop;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -27,12 +30,16 @@ import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Commit throughput and latency of Delta Standalone blind appends through {@link DynamoDbLogStore}
- * on dynalite + s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its
- * own DeltaLog, on one table. Latency is start-transaction to commit-returned, rebases included.
+ * Commit throughput and latency of blind appends through {@link DynamoDbLogStore} on dynalite +
+ * s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog,
+ * on one table. Latency is start-transaction to commit-returned, rebases included. Two paths, each
+ * on a table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink}
+ * is the connector's (its {@code DeltaCommitter} with a txn per committer, fenced, and its appender
+ * on the shared log store).
  *
- * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}. Figures are relative:
- * both servers share the CPU with the committers.
+ * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}; {@code
+ * -Dbench.paths=standalone,sink} picks the paths. Figures are relative: both servers share the CPU
+ * with the committers.
  */
 public final class LogStoreCommitBench {
 
@@ -54,76 +61,115 @@ public final class LogStoreCommitBench {
       conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
       conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
       conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
+      // As the connector sets it when it applies the DynamoDB store; Delta Standalone ignores it.
+      conf.set(HadoopConfigurationFactory.SHARED_LOG_STORES, DynamoDbLogStore.class.getName());
+      List<String> paths =
+          Arrays.stream(System.getProperty("bench.paths", "standalone,sink").split(","))
+              .map(String::trim)
+              .toList();
 
       // Warm-up: class loading, JIT, connection pools; not measured. With only 20 warm-up commits
       // the first level measured the JIT too: 1 committer took 112 ms of CPU per commit on its
       // first 128 commits and 80 ms on its third.
       int warmup = Integer.getInteger("bench.warmup.commits", 400);
       createTable(conf, s3.uri("warmup"));
-      run(conf, s3.uri("warmup"), 4, Math.max(1, warmup / 4));
+      for (String path : paths) {
+        run(committers(path, conf, s3.uri("warmup")), 4, Math.max(1, warmup / 4 / paths.size()));
+      }
       System.out.printf(
-          "%-11s %8s %10s %9s %9s %9s%n",
-          "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
+          "%-11s %-11s %8s %10s %9s %9s %9s%n",
+          "path", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
       for (int committers : levels) {
-        int perCommitter = Math.max(1, commitsPerLevel / committers);
-        String table = s3.uri("bench-" + committers);
-        createTable(conf, table);
-        RequestCounter.reset();
-        long jvmCpu0 = jvmCpuNanos();
-        long childCpu0 = childCpuNanos();
-        Result r = run(conf, table, committers, perCommitter);
-        int n = r.latenciesMs.size();
-        long jvmCpu = jvmCpuNanos() - jvmCpu0;
-        long childCpu = childCpuNanos() - childCpu0;
-        System.out.printf(
-            "%-11d %8d %10.1f %9.0f %9.0f %9.0f%n",
-            committers,
-            n,
-            n / r.wallSeconds,
-            pct(r.latenciesMs, 50),
-            pct(r.latenciesMs, 99),
-            pct(r.latenciesMs, 100));
-        if (Boolean.getBoolean("bench.details")) {
+        for (String path : paths) {
+          int perCommitter = Math.max(1, commitsPerLevel / committers);
+          String table = s3.uri("bench-" + path + "-" + committers);
+          createTable(conf, table);
+          RequestCounter.reset();
+          long jvmCpu0 = jvmCpuNanos();
+          long childCpu0 = childCpuNanos();
+          Result r = run(committers(path, conf, table), committers, perCommitter);
+          int n = r.latenciesMs.size();
+          long jvmCpu = jvmCpuNanos() - jvmCpu0;
+          long childCpu = childCpuNanos() - childCpu0;
           System.out.printf(
-              "    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
-              jvmCpu / 1e6 / n, childCpu / 1e6 / n);
-          System.out.print(RequestCounter.report(n));
+              "%-11s %-11d %8d %10.1f %9.0f %9.0f %9.0f%n",
+              path,
+              committers,
+              n,
+              n / r.wallSeconds,
+              pct(r.latenciesMs, 50),
+              pct(r.latenciesMs, 99),
+              pct(r.latenciesMs, 100));
+          if (Boolean.getBoolean("bench.details")) {
+            System.out.printf(
+                "    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
+                jvmCpu / 1e6 / n, childCpu / 1e6 / n);
+            System.out.print(RequestCounter.report(n));
+          }
         }
       }
     }
   }
 
+  /** Makes committer {@code id}'s loop: each call of it commits one file. */
+  private interface Committers {
+    Runnable open(int id);
+  }
+
+  private static Committers committers(String path, Configuration conf, String table) {
+    return switch (path) {
+      case "standalone" -> id -> standalone(conf, table, id);
+      case "sink" -> id -> sink(conf, table, id);
+      default -> throw new IllegalArgumentException("bench.paths: no path " + path);
+    };
+  }
+
+  private static Runnable sink(Configuration conf, String table, int id) {
+    SinkCommitLoop loop = new SinkCommitLoop(conf, table, id);
+    if (!loop.appends()) {
+      throw new IllegalStateException("the sink path would not append: the store is not shared");
+    }
+    return loop::commitNext;
+  }
+
+  private static Runnable standalone(Configuration conf, String table, int id) {
+    DeltaLog log = DeltaLog.forTable(conf, table);
+    log.update();
+    int[] i = {0};
+    return () -> {
+      OptimisticTransaction txn = log.startTransaction();
+      txn.commit(
+          List.of(
+              new AddFile(
+                  "c" + id + "-" + i[0]++ + ".parquet",
+                  Map.of(),
+                  1000,
+                  System.currentTimeMillis(),
+                  true,
+                  null,
+                  null)),
+          new Operation(Operation.Name.WRITE),
+          "bench");
+    };
+  }
+
   private record Result(List<Double> latenciesMs, double wallSeconds) {}
 
-  private static Result run(Configuration conf, String table, int committers, int perCommitter)
-      throws Exception {
+  private static Result run(Committers make, int committers, int perCommitter) throws Exception {
     List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
     CyclicBarrier barrier = new CyclicBarrier(committers + 1);
     ExecutorService pool = Executors.newFixedThreadPool(committers);
     List<Future<?>> futures = new ArrayList<>();
     for (int c = 0; c < committers; c++) {
-      int id = c;
+      // Opened here: a committer that cannot open must not leave the others at the barrier.
+      Runnable commit = make.open(c);
       futures.add(
           pool.submit(
               () -> {
-                DeltaLog log = DeltaLog.forTable(conf, table);
-                log.update();
                 barrier.await();
                 for (int i = 0; i < perCommitter; i++) {
                   long t0 = System.nanoTime();
-                  OptimisticTransaction txn = log.startTransaction();
-                  txn.commit(
-                      List.of(
-                          new AddFile(
-                              "c" + id + "-" + i + ".parquet",
-                              Map.of(),
-                              1000,
-                              System.currentTimeMillis(),
-                              true,
-                              null,
-                              null)),
-                      new Operation(Operation.Name.WRITE),
-                      "bench");
+                  commit.run();
                   latencies.add((System.nanoTime() - t0) / 1e6);
                 }
                 return null;

@@ -56,7 +56,11 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
      */
     CLOSE_OF_SOME_FAILED,
     /** A storage fault hit close() of all the task's partitions. */
-    CLOSE_FAILED
+    CLOSE_FAILED,
+    /** A commit written by the sink's appender, not by Delta Standalone (counted per commit). */
+    APPENDED,
+    /** Such a commit that lost its first version to another writer and was rebased. */
+    APPENDED_AFTER_REBASE
   }
 
   /**
@@ -565,6 +569,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private void checkTables() {
     List<String> paths = kafka.partitions().stream().map(this::tableOf).distinct().toList();
     Map<String, Integer> rows = tables.rows(paths, violations);
+    int[] appended = tables.appended(paths);
+    situations.merge(Situation.APPENDED, appended[0], Integer::sum);
+    situations.merge(Situation.APPENDED_AFTER_REBASE, appended[1], Integer::sum);
     Map<TopicPartition, Long> txns = tables.txnVersions(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       long end = kafka.endOffset(tp);
