@@ -119,14 +119,15 @@ public final class LogStoreCommitBench {
   private static Committers committers(String path, Configuration conf, String table) {
     return switch (path) {
       case "standalone" -> id -> standalone(conf, table, id);
-      case "sink" -> id -> sink(conf, table, id);
+      case "sink" -> id -> sink(conf, table, id, true);
+      case "sink-no-append" -> id -> sink(conf, table, id, false);
       default -> throw new IllegalArgumentException("bench.paths: no path " + path);
     };
   }
 
-  private static Runnable sink(Configuration conf, String table, int id) {
-    SinkCommitLoop loop = new SinkCommitLoop(conf, table, id);
-    if (!loop.appends()) {
+  private static Runnable sink(Configuration conf, String table, int id, boolean append) {
+    SinkCommitLoop loop = new SinkCommitLoop(conf, table, id, append);
+    if (append && !loop.appends()) {
       throw new IllegalStateException("the sink path would not append: the store is not shared");
     }
     return loop::commitNext;

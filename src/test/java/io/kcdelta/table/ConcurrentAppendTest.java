@@ -39,7 +39,7 @@ class ConcurrentAppendTest {
     List<Future<List<Long>>> versions = new ArrayList<>();
     try {
       for (int c = 0; c < COMMITTERS; c++) {
-        SinkCommitLoop loop = new SinkCommitLoop(table.conf, table.root.toString(), c);
+        SinkCommitLoop loop = new SinkCommitLoop(table.conf, table.root.toString(), c, true);
         assertTrue(loop.appends());
         versions.add(
             pool.submit(

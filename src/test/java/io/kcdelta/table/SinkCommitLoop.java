@@ -27,11 +27,12 @@ public final class SinkCommitLoop {
 
   /**
    * @param id the committer's Kafka partition (and file names): distinct per committer
+   * @param append whether commits may take the appender's path where the log store allows it
    */
-  public SinkCommitLoop(Configuration conf, String table, int id) {
+  public SinkCommitLoop(Configuration conf, String table, int id, boolean append) {
     root = new Path(table);
     log = DeltaLog.forTable(conf, root);
-    appender = LogAppender.forTable(log, conf, root);
+    appender = append ? LogAppender.forTable(log, conf, root) : null;
     partition = new TopicPartition("bench", id);
     offset = log.startTransaction().txnVersion(committer.appId(partition)) + 1;
   }
