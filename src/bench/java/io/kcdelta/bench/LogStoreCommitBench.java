@@ -8,7 +8,6 @@ import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
-import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
@@ -34,8 +33,8 @@ import org.apache.hadoop.conf.Configuration;
  * s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog,
  * on one table. Latency is start-transaction to commit-returned, rebases included. Two paths, each
  * on a table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink}
- * is the connector's (its {@code DeltaCommitter} with a txn per committer, fenced, and its appender
- * on the shared log store).
+ * is the connector's (its {@code DeltaCommitter}: a txn per committer and the fencing check, which
+ * reads the table's txn versions).
  *
  * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}; {@code
  * -Dbench.paths=standalone,sink} picks the paths. Figures are relative: both servers share the CPU
@@ -61,8 +60,6 @@ public final class LogStoreCommitBench {
       conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
       conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
       conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
-      // As the connector sets it when it applies the DynamoDB store; Delta Standalone ignores it.
-      conf.set(HadoopConfigurationFactory.SHARED_LOG_STORES, DynamoDbLogStore.class.getName());
       List<String> paths =
           Arrays.stream(System.getProperty("bench.paths", "standalone,sink").split(","))
               .map(String::trim)
@@ -119,18 +116,9 @@ public final class LogStoreCommitBench {
   private static Committers committers(String path, Configuration conf, String table) {
     return switch (path) {
       case "standalone" -> id -> standalone(conf, table, id);
-      case "sink" -> id -> sink(conf, table, id, true);
-      case "sink-no-append" -> id -> sink(conf, table, id, false);
+      case "sink" -> id -> new SinkCommitLoop(conf, table, id)::commitNext;
       default -> throw new IllegalArgumentException("bench.paths: no path " + path);
     };
-  }
-
-  private static Runnable sink(Configuration conf, String table, int id, boolean append) {
-    SinkCommitLoop loop = new SinkCommitLoop(conf, table, id, append);
-    if (append && !loop.appends()) {
-      throw new IllegalStateException("the sink path would not append: the store is not shared");
-    }
-    return loop::commitNext;
   }
 
   private static Runnable standalone(Configuration conf, String table, int id) {

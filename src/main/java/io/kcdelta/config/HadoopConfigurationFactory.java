@@ -11,14 +11,6 @@ import org.apache.hadoop.conf.Configuration;
  */
 public final class HadoopConfigurationFactory {
 
-  /**
-   * Log store classes (comma-separated) whose instances exclude each other when they write the same
-   * commit file, in one JVM or many: the sink may then append through an instance of its own beside
-   * the one Delta Standalone makes per DeltaLog. Delta's {@code LocalLogStore} must not be listed:
-   * it excludes writers by locking its own instance.
-   */
-  public static final String SHARED_LOG_STORES = "kcdelta.logStore.shared";
-
   private HadoopConfigurationFactory() {}
 
   public static Configuration create(DeltaSinkConfig config) {
@@ -84,8 +76,6 @@ public final class HadoopConfigurationFactory {
       return;
     }
     conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
-    // Its writers exclude each other through DynamoDB, and inside a JVM through static path locks.
-    conf.set(SHARED_LOG_STORES, DynamoDbLogStore.class.getName());
     conf.set(DynamoDbLogStoreKeys.TABLE_NAME, config.dynamoDbTable());
     if (config.dynamoDbRegion() != null) {
       conf.set(DynamoDbLogStoreKeys.REGION, config.dynamoDbRegion());

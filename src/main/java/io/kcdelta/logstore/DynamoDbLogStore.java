@@ -71,7 +71,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  * Failures in 3–4 are logged, not thrown: the version is already won, and the next writer (step 1)
  * or reader ({@link #listFrom}) finishes the job. Writes with overwrite=true ({@code
  * _last_checkpoint}) bypass DynamoDB. Within one JVM, writers and recoverers of the same file are
- * serialized, whichever instance they use.
+ * serialized.
  */
 public class DynamoDbLogStore extends HadoopFileSystemLogStore {
 

@@ -86,7 +86,6 @@ public final class CommitGroups {
     private final Configuration conf;
     private final DeltaCommitter committer;
     private DeltaLog log;
-    private LogAppender appender;
 
     LogCommitter(String path, Configuration conf, DeltaSinkConfig config) {
       this.root = new Path(path);
@@ -97,19 +96,13 @@ public final class CommitGroups {
     synchronized DeltaLog log() {
       if (log == null) {
         log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
-        appender = LogAppender.forTable(log, conf, root);
       }
       return log;
     }
 
-    /** Null where commits all go through Delta Standalone; known once {@link #log()} opened. */
-    private synchronized LogAppender appender() {
-      return appender;
-    }
-
     @Override
     public List<Outcome> apply(List<CommitGroup.Entry> entries) {
-      return committer.commit(log(), appender(), root, entries);
+      return committer.commit(log(), root, entries);
     }
   }
 }

@@ -16,16 +16,12 @@ import io.kcdelta.parquet.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Turns the {@link Batch}es of a commit group's round into one Delta commit, leaving out each batch
@@ -41,14 +37,6 @@ final class DeltaCommitter {
 
   /** Conflicts (not failures) that a fresh transaction may resolve: concurrent metadata changes. */
   private static final int MAX_CONFLICT_RETRIES = 10;
-
-  /**
-   * Attempts that may go through the {@link LogAppender}; later ones go through Delta Standalone's
-   * own commit, which retries until it lands.
-   */
-  private static final int MAX_APPENDER_ATTEMPTS = 3;
-
-  private static final Logger LOG = LoggerFactory.getLogger(DeltaCommitter.class);
 
   private final String appIdPrefix;
   private final SchemaEvolution.Mode evolution;
@@ -107,17 +95,14 @@ final class DeltaCommitter {
    * expects (per partition, the version its task resumed from or last committed): an entry whose
    * partitions another writer committed meanwhile is fenced and left out, the others commit.
    *
-   * @param appender writes the commit when it changes no metadata (null: Delta Standalone always)
    * @param entries batches of disjoint Kafka partitions
    * @return per entry, in order, what became of it
    */
-  List<Outcome> commit(
-      DeltaLog log, LogAppender appender, Path root, List<CommitGroup.Entry> entries) {
-    return Unchecked.call(() -> tryCommit(log, appender, root, entries));
+  List<Outcome> commit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
+    return Unchecked.call(() -> tryCommit(log, root, entries));
   }
 
-  private List<Outcome> tryCommit(
-      DeltaLog log, LogAppender appender, Path root, List<CommitGroup.Entry> entries) {
+  private List<Outcome> tryCommit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
     for (int attempt = 1; ; attempt++) {
       OptimisticTransaction txn = log.startTransaction();
       Outcome[] outcomes = new Outcome[entries.size()];
@@ -136,28 +121,15 @@ final class DeltaCommitter {
           outcomes[i] = actual.equals(batch.lastOffsets()) ? new Committed(-1) : new Fenced(actual);
         }
       }
-      Merge merge = mergeMetadata(txn, entries, included, outcomes);
-      if (included.isEmpty() || merge.partitionColumns() == null) {
+      List<String> partitionColumns = mergeMetadata(txn, entries, included, outcomes);
+      if (included.isEmpty() || partitionColumns == null) {
         included.forEach(i -> outcomes[i] = new Deferred());
         return List.of(outcomes);
       }
-      List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
-      List<Action> actions = actions(root, batches);
-      Operation operation = operation(merge.partitionColumns());
-      if (appender != null
-          && !merge.changed()
-          && attempt <= MAX_APPENDER_ATTEMPTS
-          && appender.takes(txn)) {
-        LogAppender.Result result = append(appender, txn, actions, operation, batches);
-        if (result instanceof LogAppender.Landed landed) {
-          included.forEach(i -> outcomes[i] = new Committed(landed.version()));
-          return List.of(outcomes);
-        }
-        // Stale: the next transaction reads what ended the rebase.
-        continue;
-      }
       try {
-        CommitResult result = txn.commit(actions, operation, ENGINE_INFO);
+        List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
+        CommitResult result =
+            txn.commit(actions(root, batches), operation(partitionColumns), ENGINE_INFO);
         included.forEach(i -> outcomes[i] = new Committed(result.getVersion()));
         return List.of(outcomes);
       } catch (ConcurrentTransactionException e) {
@@ -170,38 +142,14 @@ final class DeltaCommitter {
     }
   }
 
-  private LogAppender.Result append(
-      LogAppender appender,
-      OptimisticTransaction txn,
-      List<Action> actions,
-      Operation operation,
-      List<Batch> batches) {
-    Set<String> appIds = new HashSet<>();
-    batches.forEach(b -> b.lastOffsets().keySet().forEach(tp -> appIds.add(appId(tp))));
-    List<String> lines =
-        AppendCommitFile.lines(
-            actions, operation, txn.readVersion(), ENGINE_INFO, System.currentTimeMillis());
-    LogAppender.Result result = appender.append(txn, lines, appIds);
-    if (result instanceof LogAppender.Landed l && l.rebases() > 0) {
-      LOG.debug(
-          "Version {} after {} lost attempts, rebased on the commits since",
-          l.version(),
-          l.rebases());
-    } else if (result instanceof LogAppender.Stale stale) {
-      LOG.debug("Append stopped at version {} ({}): starting over", stale.version(), stale.why());
-    }
-    return result;
-  }
-
   /**
    * Merges the schemas the included batches need into the transaction's metadata. A batch whose
    * files cannot follow the table (partitioning changed, a schema change the evolution mode
    * refuses) fails alone and is left out.
    *
-   * @return the table's partition columns (null: there is no table, and no files to make one), and
-   *     whether the transaction changes the table's metadata
+   * @return the table's partition columns (null: there is no table, and no files to make one)
    */
-  private Merge mergeMetadata(
+  private List<String> mergeMetadata(
       OptimisticTransaction txn,
       List<CommitGroup.Entry> entries,
       List<Integer> included,
@@ -234,7 +182,6 @@ final class DeltaCommitter {
         included.remove(i);
       }
     }
-    boolean changed = current == null ? schema != null : schema != current.getSchema();
     if (current == null) {
       if (schema != null) {
         txn.updateMetadata(
@@ -247,10 +194,8 @@ final class DeltaCommitter {
     } else if (schema != current.getSchema()) {
       txn.updateMetadata(current.copyBuilder().schema(schema).build());
     }
-    return new Merge(schema == null ? null : partitionColumns, changed);
+    return schema == null ? null : partitionColumns;
   }
-
-  private record Merge(List<String> partitionColumns, boolean changed) {}
 
   private List<Action> actions(Path root, List<Batch> batches) {
     long now = System.currentTimeMillis();

@@ -25,8 +25,6 @@ final class CommitFiles {
   private final Map<String, Long> txnVersions = new HashMap<>();
   private final Set<String> added = new HashSet<>();
   private final List<String> addedAgain = new ArrayList<>();
-  private int appended;
-  private int appendedAfterLosing;
   private long nextVersion;
 
   CommitFiles(File logDir) {
@@ -48,15 +46,6 @@ final class CommitFiles {
     return addedAgain;
   }
 
-  /**
-   * Commits the sink's appender wrote (not Delta Standalone, whose engineInfo names it), and how
-   * many of those landed at a later version than their transaction's first (they were rebased).
-   */
-  int[] appended() {
-    readNew();
-    return new int[] {appended, appendedAfterLosing};
-  }
-
   private void readNew() {
     for (File f = commitFile(nextVersion); f.isFile(); f = commitFile(++nextVersion)) {
       read(f, nextVersion);
@@ -71,13 +60,6 @@ final class CommitFiles {
     try {
       for (String line : Files.readAllLines(commit.toPath())) {
         JsonNode action = JSON.readTree(line);
-        JsonNode info = action.get("commitInfo");
-        if (info != null && !info.path("engineInfo").asText().contains("Delta-Standalone")) {
-          appended++;
-          if (info.path("readVersion").asLong(version - 1) < version - 1) {
-            appendedAfterLosing++;
-          }
-        }
         JsonNode txn = action.get("txn");
         if (txn != null) {
           txnVersions.put(txn.get("appId").asText(), txn.get("version").asLong());

@@ -101,8 +101,6 @@ class ExactlyOnceSimulationTest {
           schedules, first, threads, ms, situations, countByKind);
       assertTrue(
           firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
-      // Both commit paths ran under the faults: the appender's and Delta Standalone's.
-      assertTrue(situations.getOrDefault(Simulation.Situation.APPENDED, 0) > 0, "no appends");
     } finally {
       pool.shutdownNow();
       pool.awaitTermination(1, TimeUnit.MINUTES);

@@ -76,17 +76,6 @@ final class SimTables {
     return out;
   }
 
-  /** Over the tables, {@link CommitFiles#appended()}. */
-  int[] appended(List<String> tables) {
-    int[] sum = new int[2];
-    for (String table : tables) {
-      int[] a = commitsOf(table).appended();
-      sum[0] += a[0];
-      sum[1] += a[1];
-    }
-    return sum;
-  }
-
   private CommitFiles commitsOf(String table) {
     return commits.computeIfAbsent(table, t -> new CommitFiles(logDir(t)));
   }

@@ -56,11 +56,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
      */
     CLOSE_OF_SOME_FAILED,
     /** A storage fault hit close() of all the task's partitions. */
-    CLOSE_FAILED,
-    /** A commit written by the sink's appender, not by Delta Standalone (counted per commit). */
-    APPENDED,
-    /** Such a commit that lost its first version to another writer and was rebased. */
-    APPENDED_AFTER_REBASE
+    CLOSE_FAILED
   }
 
   /**
@@ -438,9 +434,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     p.put("hadoop.fs.file.impl", SimFileSystem.class.getName());
     p.put("hadoop.fs.file.impl.disable.cache", "true");
     p.put("hadoop.delta.logStore.file.impl", SimLogStore.class.getName());
-    // SimLogStore excludes writers of one commit file across its instances, so commits may take
-    // the appender's short path too and the simulation checks it alongside Delta Standalone's.
-    p.put("hadoop." + HadoopConfigurationFactory.SHARED_LOG_STORES, SimLogStore.class.getName());
     return p;
   }
 
@@ -569,9 +562,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private void checkTables() {
     List<String> paths = kafka.partitions().stream().map(this::tableOf).distinct().toList();
     Map<String, Integer> rows = tables.rows(paths, violations);
-    int[] appended = tables.appended(paths);
-    situations.merge(Situation.APPENDED, appended[0], Integer::sum);
-    situations.merge(Situation.APPENDED_AFTER_REBASE, appended[1], Integer::sum);
     Map<TopicPartition, Long> txns = tables.txnVersions(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       long end = kafka.endOffset(tp);

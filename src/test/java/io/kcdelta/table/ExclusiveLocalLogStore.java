@@ -7,9 +7,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Delta's local log store whose writers of a commit file exclude each other across instances (as
- * the DynamoDB store's do; LocalLogStore locks only its own instance), so it may be listed as a
- * shared log store and the sink's appender may write beside Delta Standalone.
+ * Delta's local log store whose writers of a commit file exclude each other across instances, as
+ * the DynamoDB store's do (LocalLogStore locks only its own instance): for writers racing in one
+ * JVM, each with its own DeltaLog.
  */
 public class ExclusiveLocalLogStore extends LocalLogStore {
   private static final Object WRITES = new Object();

@@ -12,14 +12,13 @@ import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * One committer of the sink's commit path (its {@link DeltaCommitter} and, where the log store is
- * shared, its {@link LogAppender}) for benches outside this package: each commit is one file and
- * the txn of the committer's own Kafka partition (in the null partition of a partitioned table),
- * fenced as a task's would be.
+ * One committer of the sink's commit path (its {@link DeltaCommitter}, with a DeltaLog of its own
+ * as a worker JVM has) for tests and benches outside this package: each commit is one file and the
+ * txn of the committer's own Kafka partition (in the null partition of a partitioned table), fenced
+ * as a task's would be.
  */
 public final class SinkCommitLoop {
   private final DeltaLog log;
-  private final LogAppender appender;
   private final Path root;
   private final DeltaCommitter committer = new DeltaCommitter("bench", SchemaEvolution.Mode.NONE);
   private final TopicPartition partition;
@@ -27,19 +26,17 @@ public final class SinkCommitLoop {
 
   /**
    * @param id the committer's Kafka partition (and file names): distinct per committer
-   * @param append whether commits may take the appender's path where the log store allows it
    */
-  public SinkCommitLoop(Configuration conf, String table, int id, boolean append) {
+  public SinkCommitLoop(Configuration conf, String table, int id) {
     root = new Path(table);
     log = DeltaLog.forTable(conf, root);
-    appender = append ? LogAppender.forTable(log, conf, root) : null;
     partition = new TopicPartition("bench", id);
-    offset = log.startTransaction().txnVersion(committer.appId(partition)) + 1;
+    offset = log.startTransaction().txnVersion(appId()) + 1;
   }
 
-  /** Whether commits may take the appender's path (the log store is listed as shared). */
-  public boolean appends() {
-    return appender != null;
+  /** The txn appId of the committer's partition. */
+  public String appId() {
+    return committer.appId(partition);
   }
 
   /**
@@ -60,7 +57,7 @@ public final class SinkCommitLoop {
             table.getSchema(),
             table.getPartitionColumns());
     CommitGroup.Entry entry = new CommitGroup.Entry(batch, Map.of(partition, offset - 1));
-    DeltaCommitter.Outcome outcome = committer.commit(log, appender, root, List.of(entry)).get(0);
+    DeltaCommitter.Outcome outcome = committer.commit(log, root, List.of(entry)).get(0);
     if (!(outcome instanceof DeltaCommitter.Committed committed)) {
       throw new IllegalStateException("commit of offset " + offset + ": " + outcome);
     }
