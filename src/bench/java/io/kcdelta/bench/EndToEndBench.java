@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Future;
+import java.util.function.LongFunction;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -27,18 +28,25 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /**
- * End to end: one topic pre-filled with N records, one Connect worker, 2 tasks; in turn the no-op
- * sink, our connector and the Iceberg sink read the whole topic (each from the beginning, own
- * consumer group) into local-filesystem and s3a (+ DynamoDB log store for Delta) tables. Prints
- * records/s and MB/s from the first record handed to put() to the last commit, files, commits, CPU
- * and heap, and the ratios.
+ * End to end: per value format, one topic pre-filled with N records, one Connect worker, 2 tasks;
+ * in turn the no-op sink, our connector and the Iceberg sink read the whole topic (each from the
+ * beginning, own consumer group) into local-filesystem and s3a (+ DynamoDB log store for Delta)
+ * tables. Prints records/s and MB/s from the first record handed to put() to the last commit, the
+ * intake (first to last record handed to put(), which leaves out the last commit interval), files,
+ * commits, CPU and heap, and the ratios.
  *
- * <p>System properties: bench.n (records, default 2,000,000), bench.runs (comma list of noop,
- * delta-file, iceberg-file, delta-s3a, iceberg-s3a), bench.commit.ms (commit interval of both
- * sinks, default 10000), bench.dir (work folder).
+ * <p>Formats: {@code json} (JsonConverter with its schema envelope in every record) and {@code
+ * avro} ({@link AvroBenchConverter}: Avro binary of a fixed writer schema mapped to Structs, what
+ * an Avro converter costs). The JSON envelope costs more than the sink, which hides the sink's own
+ * cost; the Avro runs show it.
+ *
+ * <p>System properties: bench.n (records, default 2,000,000), bench.formats (json,avro), bench.runs
+ * (comma list of noop, delta-file, iceberg-file, delta-s3a, iceberg-s3a), bench.commit.ms (commit
+ * interval of both sinks, default 10000), bench.dir (work folder).
  */
 public final class EndToEndBench {
   static final String TOPIC = "bench-orders";
@@ -51,6 +59,8 @@ public final class EndToEndBench {
       List.of(
           System.getProperty("bench.runs", "noop,delta-file,iceberg-file,delta-s3a,iceberg-s3a")
               .split(","));
+  private final List<String> formats =
+      List.of(System.getProperty("bench.formats", "json,avro").split(","));
   private final Path dir;
 
   /** Tables of one invocation never meet those of an earlier one in the same work folder. */
@@ -98,11 +108,12 @@ public final class EndToEndBench {
     System.out.printf(
         Locale.ROOT,
         "[e2e] N=%,d records, %d partitions, 1 worker, %d tasks, commit interval %d ms, "
-            + "runs %s, work dir %s%n",
+            + "formats %s, runs %s, work dir %s%n",
         n,
         PARTITIONS,
         TASKS,
         commitMs,
+        formats,
         runs,
         dir);
     try {
@@ -111,20 +122,26 @@ public final class EndToEndBench {
         dynamo = Dynalite.inMemory();
       }
       connect = startCluster();
-      connect.kafka().createTopic(TOPIC, PARTITIONS);
-      fill();
-      for (String r : runs) {
-        Result res =
-            switch (r) {
-              case "noop" -> runNoop();
-              case "delta-file", "delta-s3a" -> runDelta(r, r.endsWith("s3a"));
-              case "iceberg-file", "iceberg-s3a" -> runIceberg(r, r.endsWith("s3a"));
-              default -> throw new IllegalArgumentException("unknown run " + r);
-            };
-        results.put(r, res);
-        print(res);
+      for (String f : formats) {
+        format = Format.of(f);
+        connect.kafka().createTopic(topic(), PARTITIONS);
+        fill();
+        for (String r : runs) {
+          String run = r + "-" + f;
+          Result res =
+              switch (r) {
+                case "noop" -> runNoop(run);
+                case "delta-file", "delta-s3a" -> runDelta(run, r.endsWith("s3a"));
+                case "iceberg-file", "iceberg-s3a" -> runIceberg(run, r.endsWith("s3a"));
+                default -> throw new IllegalArgumentException("unknown run " + r);
+              };
+          results.put(run, res);
+          print(res);
+        }
       }
-      summary();
+      for (String f : formats) {
+        summary(f);
+      }
     } finally {
       if (connect != null) {
         connect.stop();
@@ -174,18 +191,57 @@ public final class EndToEndBench {
     return connect;
   }
 
+  /** How the records of one topic are written and read. */
+  private enum Format {
+    JSON("org.apache.kafka.connect.json.JsonConverter", "incl. the JSON schema envelope"),
+    AVRO(AvroBenchConverter.class.getName(), "Avro binary");
+
+    final String converter;
+    final String what;
+
+    Format(String converter, String what) {
+      this.converter = converter;
+      this.what = what;
+    }
+
+    static Format of(String name) {
+      return valueOf(name.toUpperCase(Locale.ROOT));
+    }
+
+    LongFunction<byte[]> producer() {
+      if (this == JSON) {
+        return BenchRecords::json;
+      }
+      JsonConverter json = BenchRecords.converter();
+      AvroBenchConverter avro = new AvroBenchConverter();
+      return id ->
+          avro.fromConnectData(
+              TOPIC, null, json.toConnectData(TOPIC, BenchRecords.json(id)).value());
+    }
+  }
+
+  private Format format;
+
+  private String topic() {
+    return TOPIC + "-" + format.name().toLowerCase(Locale.ROOT);
+  }
+
   private void fill() throws Exception {
     long t0 = System.nanoTime();
+    lastOffsets = new HashMap<>();
+    topicBytes = 0;
+    payloadBytes = 0;
+    LongFunction<byte[]> values = format.producer();
     try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
       List<Future<RecordMetadata>> inFlight = new ArrayList<>();
       for (long id = 0; id < n; id++) {
-        byte[] value = BenchRecords.json(id);
+        byte[] value = values.apply(id);
         topicBytes += value.length;
         payloadBytes += BenchRecords.payload(id).length();
         inFlight.add(
             producer.send(
                 new ProducerRecord<>(
-                    TOPIC, (int) (id % PARTITIONS), Long.toString(id).getBytes(), value)));
+                    topic(), (int) (id % PARTITIONS), Long.toString(id).getBytes(), value)));
         if (inFlight.size() >= 50_000) {
           drain(inFlight);
         }
@@ -195,11 +251,13 @@ public final class EndToEndBench {
     }
     System.out.printf(
         Locale.ROOT,
-        "[e2e] topic filled: %,d records, values %.1f MB (avg %d B incl. the JSON schema "
-            + "envelope; payload avg %d B) in %.1f s; last offsets %s%n",
+        "[e2e] topic %s filled: %,d records, values %.1f MB (avg %d B, %s; JSON payload avg "
+            + "%d B) in %.1f s; last offsets %s%n",
+        topic(),
         n,
         topicBytes / 1e6,
         topicBytes / n,
+        format.what,
         payloadBytes / n,
         (System.nanoTime() - t0) / 1e9,
         lastOffsets);
@@ -219,9 +277,9 @@ public final class EndToEndBench {
     c.put(TimedSinkConnector.DELEGATE, delegate);
     c.put(TimedSinkConnector.RUN, run);
     c.put("tasks.max", String.valueOf(TASKS));
-    c.put("topics", TOPIC);
+    c.put("topics", topic());
     c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter", format.converter);
     c.put("value.converter.schemas.enable", "true");
     c.put("consumer.override.auto.offset.reset", "earliest");
     return c;
@@ -238,8 +296,7 @@ public final class EndToEndBench {
     connect.deleteConnector(run);
   }
 
-  private Result runNoop() throws Exception {
-    String run = "noop";
+  private Result runNoop(String run) throws Exception {
     Probe probe = Probe.of(run);
     try (Resources res = new Resources()) {
       start(run, base(run, NoopSinkConnector.class.getName()));
@@ -459,7 +516,7 @@ public final class EndToEndBench {
   private void print(Result r) {
     System.out.printf(
         Locale.ROOT,
-        "[e2e] %-13s %,10.0f rec/s %7.2f MB/s (topic bytes) %6.2f MB/s (payload) "
+        "[e2e] %-17s %,10.0f rec/s %7.2f MB/s (topic bytes) %6.2f MB/s (payload) "
             + "time %6.1f s | commits %d, files %d, %.1f MB (avg %.1f MB) | process CPU %.1f s, task threads CPU "
             + "%.1f s, alloc %.0f B/rec | heap peak %d MB (after GC %d MB) | last record handed to put() at %.1f s | %s%n",
         r.run(),
@@ -480,12 +537,12 @@ public final class EndToEndBench {
         r.note());
   }
 
-  private void summary() {
-    System.out.println("[e2e] ratios (same run; >1 means ours is faster):");
-    ratio("delta-file", "iceberg-file", 1.5);
-    ratio("delta-s3a", "iceberg-s3a", 1.5);
-    ratio("delta-file", "noop", 0.7);
-    ratio("delta-s3a", "noop", 0.7);
+  private void summary(String f) {
+    System.out.println("[e2e] ratios, " + f + " (same run; >1 means ours is faster):");
+    ratio("delta-file-" + f, "iceberg-file-" + f, 1.5);
+    ratio("delta-s3a-" + f, "iceberg-s3a-" + f, 1.5);
+    ratio("delta-file-" + f, "noop-" + f, 0.8);
+    ratio("delta-s3a-" + f, "noop-" + f, 0.8);
   }
 
   private void ratio(String ours, String other, double target) {
@@ -499,7 +556,7 @@ public final class EndToEndBench {
     double intake = (double) b.lastPutMs() / a.lastPutMs();
     System.out.printf(
         Locale.ROOT,
-        "[e2e]   %-12s / %-12s records/s %.2f (target >= %.1f: %s); process CPU per record "
+        "[e2e]   %-17s / %-17s records/s %.2f (target >= %.1f: %s); process CPU per record "
             + "%.2f; intake rate (first to last record handed to put) %.2f%n",
         ours,
         other,
