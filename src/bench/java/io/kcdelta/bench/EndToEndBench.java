@@ -557,7 +557,7 @@ public final class EndToEndBench {
     System.out.printf(
         Locale.ROOT,
         "[e2e]   %-17s / %-17s records/s %.2f (target >= %.1f: %s); process CPU per record "
-            + "%.2f; intake rate (first to last record handed to put) %.2f%n",
+            + "%.2f; intake rate (first to last record handed to put: steady state) %.2f%n",
         ours,
         other,
         wall,

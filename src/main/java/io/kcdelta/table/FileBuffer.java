@@ -87,7 +87,7 @@ final class FileBuffer {
       openFiles.put(key, file);
     }
     file.writer.write(value);
-    if (file.writer.dataSize() >= fileMaxBytes) {
+    if (file.writer.reached(fileMaxBytes)) {
       finish(key, file);
     }
     markProcessed(tp, offset, nowMs);

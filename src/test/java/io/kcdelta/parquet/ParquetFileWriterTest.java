@@ -430,4 +430,37 @@ class ParquetFileWriterTest {
       assertEquals(10_000, ParquetRows.read(conf, df.path()).size());
     }
   }
+
+  @Test
+  void reachedTurnsTrueWithinAFewRowsOfTheSizeWhileAskingParquetRarely() throws IOException {
+    Schema s =
+        SchemaBuilder.struct()
+            .field("id", Schema.INT64_SCHEMA)
+            .field("text", Schema.STRING_SCHEMA)
+            .build();
+    long max = 256 * 1024;
+    try (ParquetFileWriter w =
+        new ParquetFileWriter(
+            conf, path("rolls.parquet"), s, Set.of(), CompressionCodecName.UNCOMPRESSED)) {
+      long firstRowAtSize = -1;
+      long rows = 0;
+      while (true) {
+        // Distinct text: no dictionary, so the size grows with every row.
+        w.write(new Struct(s).put("id", rows).put("text", "row " + rows + " " + "x".repeat(90)));
+        rows++;
+        if (firstRowAtSize < 0 && w.dataSize() >= max) {
+          firstRowAtSize = rows;
+        }
+        if (w.reached(max)) {
+          break;
+        }
+        assertTrue(rows < 100_000, "never reached " + max + " bytes");
+      }
+      assertTrue(w.dataSize() >= max);
+      assertTrue(firstRowAtSize > 0 && rows >= firstRowAtSize, rows + " vs " + firstRowAtSize);
+      // Half the remaining rows at each check: the last check is at most a few rows late.
+      assertTrue(
+          rows - firstRowAtSize <= 2, rows + " rows, the size was there at " + firstRowAtSize);
+    }
+  }
 }
