@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -22,12 +21,9 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Why: every task committing on its own gives the table one version per task per interval, and
  * the tasks race each other for every version. Here a round opens when the first task's batch is
  * due; it waits for the members that had rows buffered then, at most {@code lingerMs}, and the
- * member that hands in the last awaited batch (or any member that finds the wait over) starts one
- * Delta commit of all of them on the worker's commit executor, so that the members' put() goes on
- * buffering their next batches while the commit runs (the simulation runs that executor as steps of
- * its own schedule). A member that must know an outcome before it goes on (close, stop, a next
- * batch due while this one is still in flight) commits the round on its own thread instead, or
- * waits for the commit that has its batch.
+ * member that hands in the last awaited batch (or any member that finds the wait over) makes one
+ * Delta commit of all of them. No thread of its own: a round runs on a task thread, inside put() or
+ * close(), which keeps it deterministic under the simulation.
  *
  * <p>A member hands in at most one batch at a time and learns its outcome later ({@link
  * Entry#outcomeNow()}); it may withdraw a batch no commit took yet. Batches of one round that claim
@@ -67,7 +63,6 @@ final class CommitGroup {
   private final long lingerMs;
   private final Function<List<Entry>, List<Outcome>> commit;
   private final Supplier<DeltaLog> log;
-  private final Executor commits;
 
   /** Guards the round's state below; never held across a commit. */
   private final Object lock = new Object();
@@ -81,9 +76,6 @@ final class CommitGroup {
   /** When the open round started (-1: none is open). */
   private long openedMs = -1;
 
-  /** A commit of the round was given to the executor and has not taken the round yet. */
-  private boolean started;
-
   /** One commit of this group at a time; a member that must wait for one waits on this. */
   private final ReentrantLock committing = new ReentrantLock();
 
@@ -91,17 +83,11 @@ final class CommitGroup {
    * @param commit makes one Delta commit of the entries (their partitions are disjoint) and returns
    *     an outcome per entry, in order
    * @param log the table's Delta log, which the members read too (DeltaLog is thread-safe)
-   * @param commits runs the rounds that are due (never two of this group at once)
    */
-  CommitGroup(
-      long lingerMs,
-      Function<List<Entry>, List<Outcome>> commit,
-      Supplier<DeltaLog> log,
-      Executor commits) {
+  CommitGroup(long lingerMs, Function<List<Entry>, List<Outcome>> commit, Supplier<DeltaLog> log) {
     this.lingerMs = lingerMs;
     this.commit = commit;
     this.log = log;
-    this.commits = commits;
   }
 
   /** The table's Delta log, one for the whole group (one snapshot in memory, not one per task). */
@@ -128,7 +114,7 @@ final class CommitGroup {
     }
   }
 
-  /** Hands in a batch; starts the round's commit when it was the last one awaited. */
+  /** Hands in a batch; commits the round at once when it was the last one awaited. */
   Entry handIn(Object member, Batch batch, Map<TopicPartition, Long> expected, long nowMs) {
     Entry entry = new Entry(batch, expected);
     synchronized (lock) {
@@ -144,15 +130,15 @@ final class CommitGroup {
     return entry;
   }
 
-  /** Starts the open round's commit if every awaited batch is in or the wait is over. */
+  /** Commits the open round if every awaited batch is in or the wait is over. */
   void commitIfDue(long nowMs) {
+    boolean due;
     synchronized (lock) {
-      if (started || openedMs < 0 || !(awaited.isEmpty() || nowMs - openedMs >= lingerMs)) {
-        return;
-      }
-      started = true;
+      due = openedMs >= 0 && (awaited.isEmpty() || nowMs - openedMs >= lingerMs);
     }
-    commits.execute(this::commitRound);
+    if (due) {
+      commitRound();
+    }
   }
 
   /**
@@ -193,7 +179,6 @@ final class CommitGroup {
         round = new ArrayList<>(handedIn);
         handedIn.clear();
         closeRound();
-        started = false;
       }
       while (!round.isEmpty()) {
         List<Entry> disjoint = new ArrayList<>();

@@ -8,10 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -22,43 +18,19 @@ import org.apache.hadoop.fs.Path;
  * a connector in a worker share the plugin's class loader and nothing else.
  */
 public final class CommitGroups {
-  private static final CommitGroups JVM = new CommitGroups(commitThreads());
+  private static final CommitGroups JVM = new CommitGroups();
 
   private final Map<String, Shared> groups = new HashMap<>();
-  private final Executor commits;
 
   private record Shared(CommitGroup group, Set<Object> members) {}
 
-  /** The registry of this JVM, the one worker it runs; its commits run on threads of their own. */
+  /** The registry of this JVM, the one worker it runs. */
   public static CommitGroups jvm() {
     return JVM;
   }
 
-  /** A registry of its own that commits on the task thread that finds a round due: tests. */
-  public CommitGroups() {
-    this(Runnable::run);
-  }
-
-  /** A registry of its own whose due rounds {@code commits} runs: a simulated worker. */
-  public CommitGroups(Executor commits) {
-    this.commits = commits;
-  }
-
-  /**
-   * Threads that live while there are commits to run. They load classes as the tasks do: through
-   * the plugin's class loader, whichever task thread happened to start them.
-   */
-  private static ExecutorService commitThreads() {
-    ClassLoader plugin = CommitGroups.class.getClassLoader();
-    AtomicInteger count = new AtomicInteger();
-    return Executors.newCachedThreadPool(
-        runnable -> {
-          Thread t = new Thread(runnable, "kcdelta-commit-" + count.incrementAndGet());
-          t.setDaemon(true);
-          t.setContextClassLoader(plugin);
-          return t;
-        });
-  }
+  /** A registry of its own: a simulated worker. */
+  public CommitGroups() {}
 
   /** Groups with members, for tests that check none outlives its tasks. */
   public int size() {
@@ -73,13 +45,12 @@ public final class CommitGroups {
    */
   CommitGroup join(Object member, String path, Configuration conf, DeltaSinkConfig config) {
     if (!config.commitGroup()) {
-      return create(path, conf, config, commits);
+      return create(path, conf, config);
     }
     String key = config.txnAppIdPrefix() + "\n" + path;
     synchronized (groups) {
       Shared shared =
-          groups.computeIfAbsent(
-              key, k -> new Shared(create(path, conf, config, commits), new HashSet<>()));
+          groups.computeIfAbsent(key, k -> new Shared(create(path, conf, config), new HashSet<>()));
       shared.members.add(member);
       return shared.group;
     }
@@ -100,10 +71,9 @@ public final class CommitGroups {
     return Math.min(config.flushIntervalMs() / 10, 2_000);
   }
 
-  private static CommitGroup create(
-      String path, Configuration conf, DeltaSinkConfig config, Executor commits) {
+  private static CommitGroup create(String path, Configuration conf, DeltaSinkConfig config) {
     LogCommitter committer = new LogCommitter(path, conf, config);
-    return new CommitGroup(lingerMs(config), committer, committer::log, commits);
+    return new CommitGroup(lingerMs(config), committer, committer::log);
   }
 
   /**

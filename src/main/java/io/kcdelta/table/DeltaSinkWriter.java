@@ -41,10 +41,8 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *       connector's tasks in this worker), whose one Delta transaction adds the files of all its
  *       members together with one SetTransaction per Kafka partition, after checking that the table
  *       still holds the versions each task expects (else another task owns the partitions now: that
- *       task's batch is dropped and its partitions are sought back to what the table holds). The
- *       commit runs on the worker's commit thread while put() buffers the next batch. At most one
- *       batch per table is in flight; its outcome is taken at a later put() or close(), and a next
- *       batch due before that waits for it.
+ *       task's batch is dropped and its partitions are sought back to what the table holds). At
+ *       most one batch per table is in flight; its outcome is taken at the next put() or close().
  *   <li>{@link #preCommit}: only offsets durable in the Delta log go to Kafka.
  *   <li>{@link #close}: buffered data of the closed partitions is committed first.
  * </ol>
@@ -257,20 +255,16 @@ public final class DeltaSinkWriter {
 
   /**
    * Hands in the batch of each table that is due (or whose commit group has a round open), takes
-   * the outcomes of batches in flight, and starts the commit of a round that waited long enough.
+   * the outcomes of batches in flight, and commits a round that waited long enough.
    */
   private void commitDueTables(long now) {
     for (Table table : tables.values()) {
       settle(table);
       table.reportBuffered();
-      boolean due =
-          !table.files.isEmpty() && now - table.files.oldestRecordMs() >= config.flushIntervalMs();
-      if (due && table.inFlight != null) {
-        // Back-pressure: commits slower than the interval must not pile up batches (and the rows
-        // re-read after a failure) behind the one in flight.
-        settleNow(table);
-      }
-      if (table.inFlight == null && !table.files.isEmpty() && (due || table.group.roundOpen())) {
+      if (table.inFlight == null
+          && !table.files.isEmpty()
+          && (now - table.files.oldestRecordMs() >= config.flushIntervalMs()
+              || table.group.roundOpen())) {
         handIn(table, now);
       }
       table.group.commitIfDue(now);

@@ -101,12 +101,6 @@ class ExactlyOnceSimulationTest {
           schedules, first, threads, ms, situations, countByKind);
       assertTrue(
           firstByKind.isEmpty(), countByKind + "\n\n" + String.join("\n\n", firstByKind.values()));
-      if (schedules >= 100) {
-        assertTrue(
-            situations.getOrDefault(Simulation.Situation.PUT_WHILE_COMMIT_STARTED, 0) > 0,
-            "No task put while a commit its worker started waited: the schedules no longer test"
-                + " commits off the put() thread");
-      }
     } finally {
       pool.shutdownNow();
       pool.awaitTermination(1, TimeUnit.MINUTES);

@@ -18,7 +18,6 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -57,9 +56,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
      */
     CLOSE_OF_SOME_FAILED,
     /** A storage fault hit close() of all the task's partitions. */
-    CLOSE_FAILED,
-    /** A task polled and put while a commit its worker had started waited to run. */
-    PUT_WHILE_COMMIT_STARTED
+    CLOSE_FAILED
   }
 
   /**
@@ -138,10 +135,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private final Map<SimWorkerSinkTask, CommitGroups> workerOf = new HashMap<>();
 
   private final List<CommitGroups> workers = new ArrayList<>();
-
-  /** The commit thread of each worker of the random schedule (a script's commit inline). */
-  private final Map<CommitGroups, SimCommitThread> commitThreads = new LinkedHashMap<>();
-
   private final Set<CommitGroups> crashed = new HashSet<>();
   private long clock = 1_000_000;
   private int instances;
@@ -234,10 +227,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
 
   /** One WorkerSinkTask iteration of the task: seeks, rebalance callbacks, fetch, put. */
   void iterate(SimWorkerSinkTask t) {
-    SimCommitThread commits = commitThreads.get(workerOf.get(t));
-    if (commits != null && commits.pending() > 0) {
-      observed(Situation.PUT_WHILE_COMMIT_STARTED);
-    }
     t.iteration();
     if (t.lastDelivery.endsWith("-> RetriableException") && !t.context.seeks.isEmpty()) {
       observed(Situation.RETRIABLE_WITH_REWIND_PENDING);
@@ -291,21 +280,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         kafka.produce(tp, random.nextInt(40) == 0);
       }
       trace("produce " + n + " to " + tp);
-    } else if (r < 62) {
+    } else if (r < 70) {
       List<SimWorkerSinkTask> running = running();
       if (!running.isEmpty()) {
         iterate(running.get(random.nextInt(running.size())));
-      }
-    } else if (r < 70) {
-      List<CommitGroups> live = new ArrayList<>(commitThreads.keySet());
-      live.removeAll(crashed);
-      if (!live.isEmpty()) {
-        CommitGroups worker = live.get(random.nextInt(live.size()));
-        SimCommitThread commits = commitThreads.get(worker);
-        if (commits.pending() > 0) {
-          trace("worker " + workers.indexOf(worker) + " runs " + commits.pending() + " commit(s)");
-          commits.runPending();
-        }
       }
     } else if (r < 80) {
       clock += 200 + random.nextInt(1500);
@@ -339,7 +317,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       if (!members.isEmpty()) {
         CommitGroups worker = workerOf.get(members.get(random.nextInt(members.size())));
         crashed.add(worker);
-        commitThreads.get(worker).crash();
         for (SimWorkerSinkTask t : running()) {
           if (workerOf.get(t) == worker) {
             trace("crash " + t.name);
@@ -393,7 +370,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       for (SimWorkerSinkTask t : turn) {
         t.iteration();
       }
-      runStartedCommits();
       clock += FLUSH_MS / 2;
       checkNoTaskDied();
       if (!violations.isEmpty()) {
@@ -415,15 +391,6 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
                 + " commit groups outlive its tasks");
       }
     }
-  }
-
-  private void runStartedCommits() {
-    commitThreads.forEach(
-        (worker, commits) -> {
-          if (!crashed.contains(worker)) {
-            commits.runPending();
-          }
-        });
   }
 
   private boolean allCommitted() {
@@ -450,14 +417,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
    */
   private void startTask() {
     List<SimWorkerSinkTask> running = running();
-    CommitGroups worker;
-    if (running.isEmpty() || random.nextBoolean()) {
-      SimCommitThread commits = new SimCommitThread();
-      worker = new CommitGroups(commits);
-      commitThreads.put(worker, commits);
-    } else {
-      worker = workerOf.get(running.get(random.nextInt(running.size())));
-    }
+    CommitGroups worker =
+        running.isEmpty() || random.nextBoolean()
+            ? new CommitGroups()
+            : workerOf.get(running.get(random.nextInt(running.size())));
     startTask(2 + random.nextInt(4), 1 + random.nextInt(20), worker);
   }
 

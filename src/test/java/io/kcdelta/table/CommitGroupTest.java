@@ -1,7 +1,6 @@
 package io.kcdelta.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -13,11 +12,6 @@ import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -31,24 +25,10 @@ class CommitGroupTest {
 
   private RuntimeException failWith;
 
-  /** While true, the rounds the group starts wait here, as on a busy commit thread. */
-  private boolean queueing;
-
-  private final List<Runnable> queued = new ArrayList<>();
-
-  /** Whatever commit the group asks for blocks until this opens (null: none does). */
-  private CountDownLatch blockCommits;
-
-  private final CountDownLatch commitBlocked = new CountDownLatch(1);
-
   private final CommitGroup group =
       new CommitGroup(
           LINGER,
           entries -> {
-            if (blockCommits != null) {
-              commitBlocked.countDown();
-              awaitUninterruptibly(blockCommits);
-            }
             commits.add(List.copyOf(entries));
             if (failWith != null) {
               throw failWith;
@@ -59,29 +39,7 @@ class CommitGroupTest {
           },
           () -> {
             throw new UnsupportedOperationException("no table here");
-          },
-          job -> {
-            if (queueing) {
-              queued.add(job);
-            } else {
-              job.run();
-            }
           });
-
-  private void runQueued() {
-    List<Runnable> jobs = new ArrayList<>(queued);
-    queued.clear();
-    jobs.forEach(Runnable::run);
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    try {
-      latch.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
 
   private static Batch batch(TopicPartition tp, long last) {
     return new Batch(List.of(), Map.of(tp, last), null, List.of());
@@ -180,74 +138,5 @@ class CommitGroupTest {
     CommitGroup.Entry b = handIn("b", P1, 1000);
     assertSame(failWith, assertInstanceOf(Failed.class, a.outcomeNow()).cause());
     assertSame(failWith, assertInstanceOf(Failed.class, b.outcomeNow()).cause());
-  }
-
-  @Test
-  void aDueRoundIsCommittedByTheExecutorNotByTheMemberThatHandedIn() {
-    queueing = true;
-    CommitGroup.Entry a = handIn("a", P0, 1000);
-    assertNull(a.outcomeNow());
-    assertTrue(commits.isEmpty());
-    assertEquals(1, queued.size());
-    runQueued();
-    assertEquals(new Committed(1), a.outcomeNow());
-  }
-
-  @Test
-  void aRoundIsStartedOnceAndItsCommitTakesWhatWasHandedInUntilItRuns() {
-    queueing = true;
-    group.buffered("b", 0);
-    group.buffered("c", 0);
-    CommitGroup.Entry a = handIn("a", P0, 1000);
-    group.commitIfDue(1000 + LINGER);
-    group.commitIfDue(1000 + LINGER + 1);
-    CommitGroup.Entry b = handIn("b", P1, 1000 + LINGER + 2);
-    assertEquals(1, queued.size(), "one commit started for the round");
-    runQueued();
-    assertEquals(List.of(List.of(a, b)), commits);
-    CommitGroup.Entry c = handIn("c", new TopicPartition("t", 2), 1000 + LINGER + 3);
-    assertEquals(1, queued.size(), "the next round starts a commit of its own");
-    runQueued();
-    assertEquals(new Committed(2), c.outcomeNow());
-  }
-
-  @Test
-  void commitNowTakesTheRoundFromAStartedCommitThatHasNotRunYet() {
-    queueing = true;
-    CommitGroup.Entry a = handIn("a", P0, 1000);
-    assertEquals(new Committed(1), group.commitNow(a));
-    runQueued();
-    assertEquals(1, commits.size(), "the started commit found nothing left to commit");
-  }
-
-  @Test
-  void aBatchWhoseCommitHasNotRunYetCanBeWithdrawn() {
-    queueing = true;
-    CommitGroup.Entry a = handIn("a", P0, 1000);
-    assertNull(group.withdraw(a));
-    runQueued();
-    assertTrue(commits.isEmpty());
-  }
-
-  @Test
-  void withdrawWaitsForTheCommitThatHasTheBatch() throws Exception {
-    blockCommits = new CountDownLatch(1);
-    ExecutorService commitThread = Executors.newSingleThreadExecutor();
-    ExecutorService member = Executors.newSingleThreadExecutor();
-    try {
-      queueing = true;
-      CommitGroup.Entry a = handIn("a", P0, 1000);
-      commitThread.execute(queued.remove(0));
-      assertTrue(commitBlocked.await(30, TimeUnit.SECONDS), "the commit started");
-      Future<Outcome> withdrawn = member.submit(() -> group.withdraw(a));
-      // Cannot be done: the outcome it returns exists only once the blocked commit goes on.
-      assertFalse(withdrawn.isDone());
-      blockCommits.countDown();
-      assertEquals(new Committed(1), withdrawn.get(30, TimeUnit.SECONDS));
-    } finally {
-      blockCommits.countDown();
-      commitThread.shutdownNow();
-      member.shutdownNow();
-    }
   }
 }
