@@ -93,10 +93,11 @@ class S3DynamoDbOutageIT extends AbstractFaultIT {
     long stoppedAt = System.nanoTime();
     stop.run();
     try {
-      // Not 180 s: tasks that fail first leave the group, and the survivors' reads at the
-      // rebalance (open, then the late open in put()) queue behind one another on their worker's
-      // shared Delta log, each taking the S3 client's whole retry time (~18 s here) while S3 is
-      // down. A CI run saw the last of 8 tasks still waiting its turn after 180 s.
+      // Not 180 s: tasks that fail first leave the consumer group, and the survivors' reads at
+      // the rebalance (open, then the late open in put()) queue behind one another on the Delta
+      // log their commit group shares (one group here: the embedded workers share a JVM), each
+      // taking the S3 client's whole retry time (~18 s here) while S3 is down. A CI run saw the
+      // last of 8 tasks still waiting its turn after 180 s.
       await(
           "every task to fail while " + service + " is down",
           300_000,
