@@ -165,7 +165,12 @@ public final class BenchRecords {
 
   /** Record {@code id} as JsonConverter (schemas.enable=true) bytes. */
   public static byte[] json(long id) {
-    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload(id) + "}")
+    return json(payload(id));
+  }
+
+  /** A {@link #payload} in JsonConverter's envelope (schemas.enable=true), as bytes. */
+  public static byte[] json(String payload) {
+    return ("{\"schema\":" + SCHEMA + ",\"payload\":" + payload + "}")
         .getBytes(StandardCharsets.UTF_8);
   }
 

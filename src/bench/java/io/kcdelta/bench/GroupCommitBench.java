@@ -76,10 +76,13 @@ public final class GroupCommitBench {
       for (String mode : modes) {
         try {
           run(mode, partitions);
-        } catch (IllegalStateException e) {
+        } catch (NotCaughtUp e) {
           // A mode that cannot keep up is a figure too; the next mode still runs.
           System.out.printf(
-              Locale.ROOT, "[group] delta.commit.group=%s: %s%n", mode, e.getMessage());
+              Locale.ROOT,
+              "[group] delta.commit.group=%-5s %s%n",
+              mode.equals("on"),
+              e.getMessage());
         }
       }
     } finally {
@@ -148,7 +151,7 @@ public final class GroupCommitBench {
       if (System.currentTimeMillis() > deadline) {
         long versions = log.update().getVersion() + 1;
         connect.deleteConnector(connector);
-        throw new IllegalStateException(
+        throw new NotCaughtUp(
             connector
                 + " did not commit every record within 5 min of the load's end ("
                 + versions
@@ -189,6 +192,13 @@ public final class GroupCommitBench {
         percentile(latencies, 0.99),
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
         latencies.size());
+  }
+
+  /** The connector did not commit every record in time. */
+  private static final class NotCaughtUp extends Exception {
+    NotCaughtUp(String message) {
+      super(message);
+    }
   }
 
   private static boolean caughtUp(

@@ -100,7 +100,8 @@ public final class ParquetFileWriter implements Closeable {
     if (size >= maxBytes) {
       return true;
     }
-    long bytesPerRow = Math.max(1, size / Math.max(1, numRecords));
+    // numRecords >= nextSizeCheck >= 1 here
+    long bytesPerRow = Math.max(1, size / numRecords);
     nextSizeCheck =
         numRecords
             + Math.max(

@@ -432,7 +432,7 @@ class ParquetFileWriterTest {
   }
 
   @Test
-  void reachedTurnsTrueWithinAFewRowsOfTheSizeWhileAskingParquetRarely() throws IOException {
+  void reachedTurnsTrueWithinTwoRowsOfTheFileReachingTheSize() throws IOException {
     Schema s =
         SchemaBuilder.struct()
             .field("id", Schema.INT64_SCHEMA)
@@ -445,7 +445,7 @@ class ParquetFileWriterTest {
       long firstRowAtSize = -1;
       long rows = 0;
       while (true) {
-        // Distinct text: no dictionary, so the size grows with every row.
+        // Distinct text: the size grows with every row.
         w.write(new Struct(s).put("id", rows).put("text", "row " + rows + " " + "x".repeat(90)));
         rows++;
         if (firstRowAtSize < 0 && w.dataSize() >= max) {
@@ -458,7 +458,7 @@ class ParquetFileWriterTest {
       }
       assertTrue(w.dataSize() >= max);
       assertTrue(firstRowAtSize > 0 && rows >= firstRowAtSize, rows + " vs " + firstRowAtSize);
-      // Half the remaining rows at each check: the last check is at most a few rows late.
+      // Each check looks half the remaining rows ahead: the last one is at most a row or two late.
       assertTrue(
           rows - firstRowAtSize <= 2, rows + " rows, the size was there at " + firstRowAtSize);
     }
