@@ -36,7 +36,7 @@ public final class GroupCommitBench {
   static final String TOPIC = "group-orders";
 
   private static final Pattern COMMITTED =
-      Pattern.compile("Committed \\S+ version \\S+ in (\\d+) ms");
+      Pattern.compile("Committed \\S+ version \\S+ in (\\d+) ms \\((\\d+) ms of them waiting");
 
   private final int workers = Integer.getInteger("bench.group.workers", 4);
   private final int tasksPerWorker = Integer.getInteger("bench.group.tasks", 16);
@@ -171,13 +171,16 @@ public final class GroupCommitBench {
     long rows = EndToEndBench.rows(snap);
     connect.deleteConnector(connector);
     List<Long> latencies = new ArrayList<>();
-    int fenced = readCommitLog(logStart, latencies);
+    List<Long> waits = new ArrayList<>();
+    int fenced = readCommitLog(logStart, latencies, waits);
     Collections.sort(latencies);
+    Collections.sort(waits);
     System.out.printf(
         Locale.ROOT,
         "[group] delta.commit.group=%-5s versions/min %.1f (%d versions in %.0f s of load; %d in all) | "
             + "rows %d of %d produced%s | %.0f rows/s (load start to all committed) | fenced batches %d | "
-            + "task batch commit latency p50 %d ms, p99 %d ms, max %d ms (%d batches)%n",
+            + "task batch commit latency p50 %d ms, p99 %d ms, max %d ms (%d batches); "
+            + "of it waiting for the round p50 %d ms, p99 %d ms%n",
         mode.equals("on"),
         versionsDuringLoad * 60_000.0 / (loadEnd - loadStart),
         versionsDuringLoad,
@@ -191,7 +194,9 @@ public final class GroupCommitBench {
         percentile(latencies, 0.50),
         percentile(latencies, 0.99),
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
-        latencies.size());
+        latencies.size(),
+        percentile(waits, 0.50),
+        percentile(waits, 0.99));
   }
 
   /** The connector did not commit every record in time. */
@@ -214,8 +219,12 @@ public final class GroupCommitBench {
     return true;
   }
 
-  /** The run's part of the connector's commit log lines: latencies, and the fenced count. */
-  private int readCommitLog(int fromLine, List<Long> latencies) throws IOException {
+  /**
+   * The run's part of the connector's commit log lines: latencies and their waits for the round,
+   * and the fenced count.
+   */
+  private int readCommitLog(int fromLine, List<Long> latencies, List<Long> waits)
+      throws IOException {
     if (!Files.exists(commitLog)) {
       return 0;
     }
@@ -225,6 +234,7 @@ public final class GroupCommitBench {
       Matcher m = COMMITTED.matcher(line);
       if (m.find()) {
         latencies.add(Long.parseLong(m.group(1)));
+        waits.add(Long.parseLong(m.group(2)));
       } else if (line.contains("Refused to commit")) {
         fenced++;
       }

@@ -1,7 +1,7 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.DeltaLog;
 import io.kcdelta.table.DeltaCommitter.Failed;
+import io.kcdelta.table.DeltaCommitter.LogRead;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -37,6 +36,7 @@ final class CommitGroup {
     final Map<TopicPartition, Long> expected;
     final long handedInNanos = System.nanoTime();
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+    private volatile long commitStartedNanos;
     private volatile long committedNanos;
 
     Entry(Batch batch, Map<TopicPartition, Long> expected) {
@@ -54,6 +54,13 @@ final class CommitGroup {
       return (committedNanos - handedInNanos) / 1_000_000;
     }
 
+    /**
+     * The part of {@link #latencyMs()} before the commit that decided it began: the round's wait.
+     */
+    long waitedMs() {
+      return (commitStartedNanos - handedInNanos) / 1_000_000;
+    }
+
     void complete(Outcome o) {
       committedNanos = System.nanoTime();
       outcome.complete(o);
@@ -62,7 +69,7 @@ final class CommitGroup {
 
   private final long lingerMs;
   private final Function<List<Entry>, List<Outcome>> commit;
-  private final Supplier<DeltaLog> log;
+  private final CombinedReads<String, LogRead> reads;
 
   /** Guards the round's state below; never held across a commit. */
   private final Object lock = new Object();
@@ -82,17 +89,24 @@ final class CommitGroup {
   /**
    * @param commit makes one Delta commit of the entries (their partitions are disjoint) and returns
    *     an outcome per entry, in order
-   * @param log the table's Delta log, which the members read too (DeltaLog is thread-safe)
+   * @param read reads the table's Delta log, one for the whole group (one snapshot in memory, not
+   *     one per task): its metadata and the txn versions of the given appIds
    */
-  CommitGroup(long lingerMs, Function<List<Entry>, List<Outcome>> commit, Supplier<DeltaLog> log) {
+  CommitGroup(
+      long lingerMs,
+      Function<List<Entry>, List<Outcome>> commit,
+      Function<Set<String>, LogRead> read) {
     this.lingerMs = lingerMs;
     this.commit = commit;
-    this.log = log;
+    this.reads = new CombinedReads<>(read);
   }
 
-  /** The table's Delta log, one for the whole group (one snapshot in memory, not one per task). */
-  DeltaLog log() {
-    return log.get();
+  /**
+   * What the table's log says now about these appIds; one read serves the members that ask at the
+   * same time.
+   */
+  LogRead read(Set<String> appIds) {
+    return reads.read(appIds);
   }
 
   /** The member's oldest row not handed in yet was buffered at {@code sinceMs} (-1: none). */
@@ -200,6 +214,8 @@ final class CommitGroup {
   }
 
   private void decide(List<Entry> entries) {
+    long started = System.nanoTime();
+    entries.forEach(e -> e.commitStartedNanos = started);
     List<Outcome> outcomes;
     try {
       outcomes = commit.apply(entries);

@@ -73,7 +73,8 @@ public final class CommitGroups {
 
   private static CommitGroup create(String path, Configuration conf, DeltaSinkConfig config) {
     LogCommitter committer = new LogCommitter(path, conf, config);
-    return new CommitGroup(lingerMs(config), committer, committer::log);
+    return new CommitGroup(
+        lingerMs(config), committer, appIds -> DeltaCommitter.read(committer.log(), appIds));
   }
 
   /**

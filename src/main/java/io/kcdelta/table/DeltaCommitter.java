@@ -15,10 +15,12 @@ import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
@@ -74,19 +76,29 @@ final class DeltaCommitter {
   /** The commit of the batch failed; its task decides whether to retry. */
   record Failed(RuntimeException cause) implements Outcome {}
 
-  /** The txn versions of these partitions as the table holds them now (-1: none). */
-  Map<TopicPartition, Long> txnVersions(Table table, Iterable<TopicPartition> partitions) {
-    return Unchecked.call(() -> readTxnVersions(table, partitions));
+  /**
+   * What one read of the table's log said: its metadata (null: no table yet) and the txn version of
+   * each appId asked for (-1: none).
+   */
+  record LogRead(Metadata metadata, Map<String, Long> txnVersions) {}
+
+  static LogRead read(DeltaLog log, Set<String> appIds) {
+    return Unchecked.call(
+        () -> {
+          OptimisticTransaction txn = log.startTransaction();
+          Map<String, Long> versions = new HashMap<>();
+          appIds.forEach(id -> versions.put(id, txn.txnVersion(id)));
+          return new LogRead(txn.readVersion() < 0 ? null : txn.metadata(), versions);
+        });
   }
 
-  private Map<TopicPartition, Long> readTxnVersions(
-      Table table, Iterable<TopicPartition> partitions) {
-    OptimisticTransaction txn = table.group.log().startTransaction();
-    table.refresh(txn.readVersion() < 0 ? null : txn.metadata());
+  /** The txn versions of these partitions as the table holds them now (-1: none). */
+  Map<TopicPartition, Long> txnVersions(Table table, Collection<TopicPartition> partitions) {
+    Set<String> appIds = partitions.stream().map(this::appId).collect(Collectors.toSet());
+    LogRead read = table.group.read(appIds);
+    table.refresh(read.metadata());
     Map<TopicPartition, Long> versions = new HashMap<>();
-    for (TopicPartition tp : partitions) {
-      versions.put(tp, txn.txnVersion(appId(tp)));
-    }
+    partitions.forEach(tp -> versions.put(tp, read.txnVersions().get(appId(tp))));
     return versions;
   }
 

@@ -356,7 +356,7 @@ public final class DeltaSinkWriter {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
       metrics.recordCommit(batch, entry.latencyMs());
-      ProtocolLog.committed(table, c.version(), batch, entry.latencyMs());
+      ProtocolLog.committed(table, c.version(), batch, entry);
     } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());
       metrics.recordFenced();

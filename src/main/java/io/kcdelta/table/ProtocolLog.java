@@ -37,12 +37,14 @@ final class ProtocolLog {
         cause.toString());
   }
 
-  static void committed(Table table, long version, Batch batch, long latencyMs) {
+  static void committed(Table table, long version, Batch batch, CommitGroup.Entry entry) {
     LOG.info(
-        "Committed {} version {} in {} ms: {} file(s), {} row(s), {} bytes, offsets {}",
+        "Committed {} version {} in {} ms ({} ms of them waiting for the commit group's round):"
+            + " {} file(s), {} row(s), {} bytes, offsets {}",
         table.path(),
         version < 0 ? "(already durable)" : version,
-        latencyMs,
+        entry.latencyMs(),
+        entry.waitedMs(),
         batch.files().size(),
         batch.rows(),
         batch.bytes(),

@@ -93,16 +93,14 @@ class S3DynamoDbOutageIT extends AbstractFaultIT {
     long stoppedAt = System.nanoTime();
     stop.run();
     try {
-      // Not 180 s, because of a limitation of the sink, not of the test: tasks that fail first
-      // leave the consumer group, and the survivors' reads at the rebalance (open, then the late
-      // open in put()) queue behind one another on the Delta log their commit group shares
-      // (Delta Standalone updates a log under one lock; one group here, the embedded workers share
-      // a JVM), each taking the S3 client's whole retry time (~18 s here) while S3 is down. So the
-      // last of N tasks fails after about N such calls, not after the retry budget. A CI run saw
-      // the last of 8 tasks still waiting its turn after 180 s.
+      // The survivors' reads at the rebalance (open, then the late open in put()) each take the S3
+      // client's whole retry time (~18 s here) while S3 is down. The tasks of a commit group share
+      // one Delta log, which Delta Standalone reads under one lock; before their reads were
+      // combined (CombinedReads) they queued, and a CI run saw the last of 8 tasks still waiting
+      // its turn after 180 s. Now a task waits for at most two reads.
       await(
           "every task to fail while " + service + " is down",
-          300_000,
+          180_000,
           () -> p.status().tasks().stream().allMatch(t -> t.state().equals("FAILED")),
           p::describeTasks);
     } finally {

@@ -37,7 +37,7 @@ class CommitGroupTest {
             entries.forEach(e -> out.add(new Committed(commits.size())));
             return out;
           },
-          () -> {
+          appIds -> {
             throw new UnsupportedOperationException("no table here");
           });
 

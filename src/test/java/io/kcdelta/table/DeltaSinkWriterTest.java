@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -406,6 +408,48 @@ class DeltaSinkWriterTest {
                 .orElseThrow()
                 .errorMessages();
     assertTrue(errors.get(0).contains("is partitioned by []"), errors.get(0));
+  }
+
+  /**
+   * Delta Standalone reads a log under one lock: without combining, N tasks opening at once while
+   * S3 hangs made N slow reads one after another, and the last task learned of the outage after N.
+   */
+  @Test
+  void tasksOfOneWorkerOpeningAtOnceWhileTheLogHangsShareOneReadAfterTheRunningOne()
+      throws Exception {
+    DeltaSinkWriter first = writer(new FakeSinkContext(), FAILING_FS);
+    first.open(List.of(TP));
+    putAndCommit(first, records(0, 10));
+    int tasks = 8;
+    List<Thread> opening = new ArrayList<>();
+    CountDownLatch hold = new CountDownLatch(1);
+    try {
+      FailingLocalFileSystem.failLogReads = true;
+      FailingLocalFileSystem.holdFailingLogReads = hold;
+      FailingLocalFileSystem.logListings.set(0);
+      for (int i = 0; i < tasks; i++) {
+        DeltaSinkWriter w = writer(new FakeSinkContext(), FAILING_FS);
+        TopicPartition tp = new TopicPartition("events", 10 + i);
+        opening.add(new Thread(() -> w.open(List.of(tp)), "opens-" + tp));
+      }
+      opening.forEach(Thread::start);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (FailingLocalFileSystem.logListings.get() < 1
+          || !opening.stream().allMatch(t -> t.getState() == Thread.State.WAITING)) {
+        assertTrue(System.nanoTime() < deadline, "the tasks never all waited for the log");
+        Thread.onSpinWait();
+      }
+      hold.countDown();
+      for (Thread t : opening) {
+        t.join(30_000);
+        assertFalse(t.isAlive(), t.getName() + " still opens");
+      }
+      assertEquals(2, FailingLocalFileSystem.logListings.get(), "listings of the Delta log");
+    } finally {
+      hold.countDown();
+      FailingLocalFileSystem.holdFailingLogReads = null;
+      FailingLocalFileSystem.failLogReads = false;
+    }
   }
 
   @Test
