@@ -3,7 +3,10 @@ package io.kcdelta.config;
 import io.kcdelta.schema.SchemaEvolution;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,6 +48,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
   public static final String HADOOP_PREFIX = "hadoop.";
   public static final String NULL_VALUES = "behavior.on.null.values";
+  public static final String METADATA_COLUMNS = "delta.record.metadata.columns";
+  public static final String METADATA_COLUMN = "delta.record.metadata.column";
+  public static final String KEY_COLUMN = "delta.record.key.column";
+  public static final String TIMESTAMP_DATE_COLUMN = "delta.record.timestamp.date.column";
 
   /** Set by Connect on every connector config; the default of {@link #TXN_APP_ID}. */
   public static final String CONNECTOR_NAME = "name";
@@ -59,6 +66,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final String GROUP_LOG_STORE = "Log store (commit coordination)";
   private static final String GROUP_AWS = "S3 and AWS";
   private static final String GROUP_RECORDS = "Records";
+  private static final String GROUP_RECORD_COLUMNS = "Kafka metadata and key columns";
+
+  /** What {@link #METADATA_COLUMNS} may list, in the order of the metadata struct's fields. */
+  public static final List<String> METADATA_FIELDS =
+      List.of("topic", "partition", "offset", "timestamp", "timestamp.type", "headers");
 
   private static final List<String> CODECS =
       List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
@@ -343,6 +355,66 @@ public final class DeltaSinkConfig extends AbstractConfig {
         Width.SHORT,
         "Null values",
         new FixedRecommender(NULL_BEHAVIORS));
+
+    o = 0;
+    def.define(
+        METADATA_COLUMNS,
+        Type.LIST,
+        "",
+        new MetadataFieldsValidator(),
+        Importance.MEDIUM,
+        "Kafka metadata to write with each row, into one struct column (named by "
+            + METADATA_COLUMN
+            + "): any of "
+            + String.join(", ", METADATA_FIELDS)
+            + ". The struct's fields are named like these, with '_' for '.' (timestamp_type); "
+            + "topic, partition and offset are where the record is in Kafka (on Connect 3.6+ also "
+            + "when an SMT renamed its topic); headers is a list of key/value structs, values as "
+            + "strings. Empty: none.",
+        GROUP_RECORD_COLUMNS,
+        ++o,
+        Width.LONG,
+        "Metadata fields",
+        new FixedRecommender(METADATA_FIELDS));
+    def.define(
+        METADATA_COLUMN,
+        Type.STRING,
+        "_kafka",
+        new ColumnNameValidator(false),
+        Importance.LOW,
+        "Name of the struct column that holds the fields of " + METADATA_COLUMNS + ".",
+        GROUP_RECORD_COLUMNS,
+        ++o,
+        Width.SHORT,
+        "Metadata column");
+    def.define(
+        KEY_COLUMN,
+        Type.STRING,
+        "",
+        new ColumnNameValidator(true),
+        Importance.MEDIUM,
+        "Column to write the record key into, typed by the key's Connect schema (a Struct key "
+            + "becomes a struct column, a string key a string one, bytes binary); a key without a "
+            + "schema is written as its string form. A primitive key column can partition the table. "
+            + "Empty: the key is not written.",
+        GROUP_RECORD_COLUMNS,
+        ++o,
+        Width.SHORT,
+        "Key column");
+    def.define(
+        TIMESTAMP_DATE_COLUMN,
+        Type.STRING,
+        "",
+        new ColumnNameValidator(true),
+        Importance.MEDIUM,
+        "Top-level date column holding the UTC date of the record's Kafka timestamp (null for a "
+            + "record without one), e.g. kafka_date; list it in "
+            + PARTITION_COLUMNS
+            + " to partition the table by day. Empty: none.",
+        GROUP_RECORD_COLUMNS,
+        ++o,
+        Width.SHORT,
+        "Timestamp date column");
     return def;
   }
 
@@ -351,6 +423,63 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   /** Problems that involve several settings; ConfigDef validators see one value at a time. */
   public static List<Problem> crossFieldProblems(Map<String, String> props) {
+    List<Problem> problems = new ArrayList<>(recordColumnProblems(props));
+    problems.addAll(logStoreProblems(props));
+    return problems;
+  }
+
+  /**
+   * Added columns must not share a name (Delta column names ignore case) or partition by a struct.
+   */
+  private static List<Problem> recordColumnProblems(Map<String, String> props) {
+    Map<String, String> columns = new LinkedHashMap<>();
+    String metadata = props.getOrDefault(METADATA_COLUMN, "_kafka").trim();
+    if (!props.getOrDefault(METADATA_COLUMNS, "").isBlank()) {
+      columns.put(METADATA_COLUMN, metadata);
+    }
+    columns.put(KEY_COLUMN, props.getOrDefault(KEY_COLUMN, "").trim());
+    columns.put(TIMESTAMP_DATE_COLUMN, props.getOrDefault(TIMESTAMP_DATE_COLUMN, "").trim());
+    List<Problem> problems = new ArrayList<>();
+    Map<String, String> settingOf = new HashMap<>();
+    columns.forEach(
+        (setting, column) -> {
+          if (column.isEmpty()) {
+            return;
+          }
+          String other = settingOf.putIfAbsent(column.toLowerCase(Locale.ROOT), setting);
+          if (other != null) {
+            problems.add(
+                new Problem(
+                    setting,
+                    setting
+                        + " and "
+                        + other
+                        + " both name the column '"
+                        + column
+                        + "'; give each its own name."));
+          }
+        });
+    if (columns.containsKey(METADATA_COLUMN)) {
+      for (String partition : props.getOrDefault(PARTITION_COLUMNS, "").split(",")) {
+        if (partition.trim().equalsIgnoreCase(metadata)) {
+          problems.add(
+              new Problem(
+                  PARTITION_COLUMNS,
+                  "'"
+                      + metadata
+                      + "' is the struct column of "
+                      + METADATA_COLUMNS
+                      + " and cannot partition the table (Delta partitions by top-level primitive "
+                      + "columns). To partition by day, set "
+                      + TIMESTAMP_DATE_COLUMN
+                      + " and list that column."));
+        }
+      }
+    }
+    return problems;
+  }
+
+  private static List<Problem> logStoreProblems(Map<String, String> props) {
     String path = props.get(TABLE_PATH);
     String store = props.get(LOG_STORE);
     if (path == null || store == null) {
@@ -500,6 +629,28 @@ public final class DeltaSinkConfig extends AbstractConfig {
     return originalsWithPrefix(HADOOP_PREFIX);
   }
 
+  /** The entries of {@link #METADATA_COLUMNS}, lower case, in the order listed. */
+  public List<String> metadataFields() {
+    return getList(METADATA_COLUMNS).stream()
+        .map(f -> f.trim().toLowerCase(Locale.ROOT))
+        .filter(f -> !f.isEmpty())
+        .toList();
+  }
+
+  public String metadataColumn() {
+    return getString(METADATA_COLUMN).trim();
+  }
+
+  /** Null: the key is not written. */
+  public String keyColumn() {
+    return trimmedOrNull(getString(KEY_COLUMN));
+  }
+
+  /** Null: no date column. */
+  public String timestampDateColumn() {
+    return trimmedOrNull(getString(TIMESTAMP_DATE_COLUMN));
+  }
+
   public NullValueBehavior nullValueBehavior() {
     return NullValueBehavior.valueOf(getString(NULL_VALUES).trim().toUpperCase(Locale.ROOT));
   }
@@ -639,6 +790,61 @@ public final class DeltaSinkConfig extends AbstractConfig {
     @Override
     public String toString() {
       return "comma-separated top-level field names";
+    }
+  }
+
+  static final class MetadataFieldsValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      @SuppressWarnings("unchecked")
+      List<String> fields = (List<String>) value;
+      Set<String> seen = new HashSet<>();
+      for (String raw : fields) {
+        String field = raw.trim().toLowerCase(Locale.ROOT);
+        if (!METADATA_FIELDS.contains(field)) {
+          throw new ConfigException(
+              name,
+              value,
+              "'" + raw.trim() + "' is not one of " + String.join(", ", METADATA_FIELDS) + ".");
+        }
+        if (!seen.add(field)) {
+          throw new ConfigException(name, value, "'" + field + "' is listed twice.");
+        }
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "comma-separated subset of " + String.join(",", METADATA_FIELDS);
+    }
+  }
+
+  /** A top-level column name (empty allowed when {@code optional}: no column). */
+  static final class ColumnNameValidator implements ConfigDef.Validator {
+    private final boolean optional;
+
+    ColumnNameValidator(boolean optional) {
+      this.optional = optional;
+    }
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      String column = value == null ? "" : value.toString().trim();
+      if (column.isEmpty()) {
+        if (!optional) {
+          throw new ConfigException(name, value, "Give a column name.");
+        }
+        return;
+      }
+      if (!column.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
+        throw new ConfigException(
+            name, value, "'" + column + "': use letters, digits, '_' or '-' only.");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return (optional ? "empty (none) or " : "") + "a column name: letters, digits, '_', '-'";
     }
   }
 

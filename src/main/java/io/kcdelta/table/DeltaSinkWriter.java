@@ -106,7 +106,8 @@ public final class DeltaSinkWriter {
     this.openFiles = openFiles;
     this.groups = groups;
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
-    this.check = new RecordCheck(config.nullValueBehavior(), origin);
+    this.check =
+        new RecordCheck(config.nullValueBehavior(), origin, RecordColumns.of(config, origin));
     this.errant = new ErrantRecords(reporter, metrics);
     this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());
   }

@@ -29,9 +29,13 @@ final class RecordCheck {
   private final NullValueBehavior nullValues;
   private final RecordOrigin origin;
 
-  RecordCheck(NullValueBehavior nullValues, RecordOrigin origin) {
+  /** Null: rows are the values as they are. */
+  private final RecordColumns columns;
+
+  RecordCheck(NullValueBehavior nullValues, RecordOrigin origin, RecordColumns columns) {
     this.nullValues = nullValues;
     this.origin = origin;
+    this.columns = columns;
   }
 
   Verdict check(SinkRecord record, TableState table) {
@@ -58,7 +62,11 @@ final class RecordCheck {
                   + "JSON Schema, or JsonConverter with schemas.enable=true."));
     }
     try {
-      return new Row((Struct) value, table.layoutFor(record.valueSchema()));
+      if (columns == null) {
+        return new Row((Struct) value, table.layoutFor(record.valueSchema()));
+      }
+      Struct row = columns.row(record, (Struct) value);
+      return new Row(row, table.layoutFor(row.schema()));
     } catch (DataException e) {
       return cannotBeWritten(record, table, e);
     }

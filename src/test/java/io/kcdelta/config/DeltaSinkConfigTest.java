@@ -134,6 +134,79 @@ class DeltaSinkConfigTest {
   }
 
   @Test
+  void metadataColumnsAreOffByDefaultAndParsedInTheOrderListed() {
+    DeltaSinkConfig off = new DeltaSinkConfig(props());
+    assertEquals(List.of(), off.metadataFields());
+    assertEquals("_kafka", off.metadataColumn());
+    assertNull(off.keyColumn());
+    assertNull(off.timestampDateColumn());
+    DeltaSinkConfig on =
+        new DeltaSinkConfig(
+            props(
+                "delta.record.metadata.columns", " Offset, topic ,timestamp.type",
+                "delta.record.key.column", "key",
+                "delta.record.timestamp.date.column", "kafka_date"));
+    assertEquals(List.of("offset", "topic", "timestamp.type"), on.metadataFields());
+    assertEquals("key", on.keyColumn());
+    assertEquals("kafka_date", on.timestampDateColumn());
+  }
+
+  @Test
+  void unknownOrRepeatedMetadataFieldsAreRejectedListingTheValidOnes() {
+    String unknown =
+        errorsOf(
+                props("delta.record.metadata.columns", "offset,key"),
+                "delta.record.metadata.columns")
+            .get(0);
+    assertTrue(unknown.contains("'key'"), unknown);
+    assertTrue(
+        unknown.contains("topic, partition, offset, timestamp, timestamp.type, headers"), unknown);
+    assertTrue(
+        errorsOf(
+                props("delta.record.metadata.columns", "offset,OFFSET"),
+                "delta.record.metadata.columns")
+            .get(0)
+            .contains("twice"));
+  }
+
+  @Test
+  void addedColumnNamesMustBeValidAndDistinct() {
+    assertTrue(
+        errorsOf(props("delta.record.key.column", "the key"), "delta.record.key.column")
+            .get(0)
+            .contains("letters, digits"));
+    assertTrue(
+        errorsOf(props("delta.record.metadata.column", " "), "delta.record.metadata.column")
+            .get(0)
+            .contains("Give a column name"));
+    Map<String, String> same =
+        props(
+            "delta.record.metadata.columns", "offset",
+            "delta.record.key.column", "_KAFKA");
+    String clash = errorsOf(same, "delta.record.key.column").get(0);
+    assertTrue(clash.contains("delta.record.metadata.column"), clash);
+    assertThrows(ConfigException.class, () -> new DeltaSinkConfig(same));
+    // Without metadata fields the metadata column is not added, so its name is free.
+    new DeltaSinkConfig(props("delta.record.key.column", "_kafka"));
+  }
+
+  @Test
+  void theMetadataStructCannotPartitionTheTableButTheDateColumnCan() {
+    String e =
+        errorsOf(
+                props(
+                    "delta.record.metadata.columns", "partition",
+                    "delta.table.partition.columns", "_kafka"),
+                "delta.table.partition.columns")
+            .get(0);
+    assertTrue(e.contains("delta.record.timestamp.date.column"), e);
+    new DeltaSinkConfig(
+        props(
+            "delta.record.timestamp.date.column", "kafka_date",
+            "delta.table.partition.columns", "kafka_date"));
+  }
+
+  @Test
   void tablePathExpandsTheTopic() {
     DeltaSinkConfig c = new DeltaSinkConfig(props("delta.table.path", "s3a://b/w/${topic}"));
     assertEquals("s3a://b/w/payments", c.tablePath("payments"));
