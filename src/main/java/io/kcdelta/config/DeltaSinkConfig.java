@@ -1,6 +1,7 @@
 package io.kcdelta.config;
 
 import io.kcdelta.schema.SchemaEvolution;
+import io.kcdelta.schema.SchemalessJson;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
   public static final String HADOOP_PREFIX = "hadoop.";
   public static final String NULL_VALUES = "behavior.on.null.values";
+  public static final String SCHEMALESS_UNKNOWN_FIELDS = "delta.schemaless.unknown.fields";
   public static final String METADATA_COLUMNS = "delta.record.metadata.columns";
   public static final String METADATA_COLUMN = "delta.record.metadata.column";
   public static final String KEY_COLUMN = "delta.record.key.column";
@@ -76,6 +78,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
       List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
   private static final List<String> EVOLUTION_MODES = List.of("none", "add-columns");
   private static final List<String> NULL_BEHAVIORS = List.of("ignore", "fail");
+  private static final List<String> UNKNOWN_FIELD_MODES = List.of("ignore", "fail", "add-columns");
   private static final List<String> LOG_STORES = List.of(LOG_STORE_DYNAMODB, LOG_STORE_FILESYSTEM);
 
   /** Schemes whose table paths Hadoop can open with the plugin's bundled file systems. */
@@ -356,6 +359,42 @@ public final class DeltaSinkConfig extends AbstractConfig {
         "Null values",
         new FixedRecommender(NULL_BEHAVIORS));
 
+    def.define(
+        SCHEMALESS_UNKNOWN_FIELDS,
+        Type.STRING,
+        "",
+        new ConfigDef.Validator() {
+          private final ConfigDef.Validator modes = lowerCaseIn(UNKNOWN_FIELD_MODES);
+
+          @Override
+          public void ensureValid(String name, Object value) {
+            if (value != null && !value.toString().isBlank()) {
+              modes.ensureValid(name, value);
+            }
+          }
+
+          @Override
+          public String toString() {
+            return String.join(", ", UNKNOWN_FIELD_MODES)
+                + " (default: by "
+                + SCHEMA_EVOLUTION
+                + ")";
+          }
+        },
+        Importance.MEDIUM,
+        "Schemaless records (a JSON object without schema, e.g. JsonConverter with "
+            + "schemas.enable=false) are written by the table's columns. A key the table has no "
+            + "column for: 'ignore' drops it, 'fail' makes the record errant, 'add-columns' adds a "
+            + "nullable column typed by its value (long, double, string, boolean, struct, array). "
+            + "Default: 'add-columns' when "
+            + SCHEMA_EVOLUTION
+            + "=add-columns, else 'fail'.",
+        GROUP_RECORDS,
+        ++o,
+        Width.SHORT,
+        "Schemaless unknown keys",
+        new FixedRecommender(UNKNOWN_FIELD_MODES));
+
     o = 0;
     def.define(
         METADATA_COLUMNS,
@@ -424,6 +463,16 @@ public final class DeltaSinkConfig extends AbstractConfig {
   /** Problems that involve several settings; ConfigDef validators see one value at a time. */
   public static List<Problem> crossFieldProblems(Map<String, String> props) {
     List<Problem> problems = new ArrayList<>(recordColumnProblems(props));
+    if ("add-columns".equalsIgnoreCase(props.getOrDefault(SCHEMALESS_UNKNOWN_FIELDS, "").trim())
+        && "none".equalsIgnoreCase(props.getOrDefault(SCHEMA_EVOLUTION, "").trim())) {
+      problems.add(
+          new Problem(
+              SCHEMALESS_UNKNOWN_FIELDS,
+              SCHEMALESS_UNKNOWN_FIELDS
+                  + "=add-columns adds columns, which "
+                  + SCHEMA_EVOLUTION
+                  + "=none forbids: choose 'ignore' or 'fail', or allow add-columns."));
+    }
     problems.addAll(logStoreProblems(props));
     return problems;
   }
@@ -627,6 +676,16 @@ public final class DeltaSinkConfig extends AbstractConfig {
   /** {@code hadoop.<key>} settings with the prefix removed. */
   public Map<String, Object> hadoopOverrides() {
     return originalsWithPrefix(HADOOP_PREFIX);
+  }
+
+  public SchemalessJson.UnknownFields schemalessUnknownFields() {
+    String mode = getString(SCHEMALESS_UNKNOWN_FIELDS).trim().toLowerCase(Locale.ROOT);
+    if (mode.isEmpty()) {
+      return schemaEvolution() == SchemaEvolution.Mode.ADD_COLUMNS
+          ? SchemalessJson.UnknownFields.ADD_COLUMNS
+          : SchemalessJson.UnknownFields.FAIL;
+    }
+    return SchemalessJson.UnknownFields.valueOf(mode.replace('-', '_').toUpperCase(Locale.ROOT));
   }
 
   /** The entries of {@link #METADATA_COLUMNS}, lower case, in the order listed. */

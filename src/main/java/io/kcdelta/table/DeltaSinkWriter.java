@@ -106,8 +106,7 @@ public final class DeltaSinkWriter {
     this.openFiles = openFiles;
     this.groups = groups;
     this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
-    this.check =
-        new RecordCheck(config.nullValueBehavior(), origin, RecordColumns.of(config, origin));
+    this.check = new RecordCheck(config, origin);
     this.errant = new ErrantRecords(reporter, metrics);
     this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());
   }
@@ -176,6 +175,7 @@ public final class DeltaSinkWriter {
   public void put(Collection<SinkRecord> records) {
     try {
       resolveLateOpens();
+      check.beforeBatch(records, this::tableOf);
       long now = clock.getAsLong();
       for (SinkRecord record : records) {
         accept(record, now);
@@ -189,6 +189,12 @@ public final class DeltaSinkWriter {
       throw e;
     }
     offsets.seeksApplied();
+  }
+
+  /** The state of the table the record's partition writes to (null: not opened). */
+  private TableState tableOf(SinkRecord record) {
+    PartitionProgress p = offsets.of(origin.partition(record));
+    return p == null ? null : p.table.state;
   }
 
   private void accept(SinkRecord record, long now) {

@@ -2,6 +2,9 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
+import java.util.Collection;
+import java.util.Set;
+import java.util.function.Function;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -32,10 +35,18 @@ final class RecordCheck {
   /** Null: rows are the values as they are. */
   private final RecordColumns columns;
 
-  RecordCheck(NullValueBehavior nullValues, RecordOrigin origin, RecordColumns columns) {
-    this.nullValues = nullValues;
+  private final SchemalessRows schemaless;
+
+  RecordCheck(DeltaSinkConfig config, RecordOrigin origin) {
+    this.nullValues = config.nullValueBehavior();
     this.origin = origin;
-    this.columns = columns;
+    this.columns = RecordColumns.of(config, origin);
+    this.schemaless = new SchemalessRows(config, columns == null ? Set.of() : columns.names());
+  }
+
+  /** Before the records of a put() are checked one by one (see {@link SchemalessRows}). */
+  void beforeBatch(Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
+    schemaless.inferNewTables(records, tableOf);
   }
 
   Verdict check(SinkRecord record, TableState table) {
@@ -51,6 +62,13 @@ final class RecordCheck {
                       + "=fail. Set it to 'ignore' to skip such records."))
           : IGNORED;
     }
+    if (SchemalessRows.isSchemaless(record)) {
+      try {
+        return row(record, schemaless.row(record, table), table);
+      } catch (DataException e) {
+        return cannotBeWritten(record, table, e);
+      }
+    }
     if (!(value instanceof Struct) || record.valueSchema() == null) {
       return new Errant(
           new DataException(
@@ -65,11 +83,15 @@ final class RecordCheck {
       if (columns == null) {
         return new Row((Struct) value, table.layoutFor(record.valueSchema()));
       }
-      Struct row = columns.row(record, (Struct) value);
-      return new Row(row, table.layoutFor(row.schema()));
+      return row(record, (Struct) value, table);
     } catch (DataException e) {
       return cannotBeWritten(record, table, e);
     }
+  }
+
+  private Row row(SinkRecord record, Struct value, TableState table) {
+    Struct row = columns == null ? value : columns.row(record, value);
+    return new Row(row, table.layoutFor(row.schema()));
   }
 
   /** A record whose schema or value the table cannot take. */

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -71,6 +72,11 @@ final class RecordColumns {
   static RecordColumns of(DeltaSinkConfig config, RecordOrigin origin) {
     RecordColumns columns = new RecordColumns(config, origin);
     return columns.added.isEmpty() ? null : columns;
+  }
+
+  /** The added columns' names, lower case. */
+  Set<String> names() {
+    return Set.copyOf(added.keySet());
   }
 
   private void addName(String column, String setting) {
