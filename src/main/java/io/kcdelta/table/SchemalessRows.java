@@ -2,6 +2,7 @@ package io.kcdelta.table;
 
 import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.schema.JsonParser;
 import io.kcdelta.schema.SchemalessJson;
 import io.kcdelta.schema.SchemalessJson.UnknownFields;
 import java.util.Collection;
@@ -21,10 +22,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * Rows from schemaless records (a {@code Map} value without a Connect schema, as JsonConverter
- * gives with {@code schemas.enable=false}), written by the table's schema: the table's columns as
- * of the buffered batch, or, for a table that does not exist yet, a schema inferred from all the
- * records of the first batch (so 1 and 1.5 in one field make a double column, and a field that is
- * null throughout waits for a value).
+ * gives with {@code schemas.enable=false}, or JSON text), written by the table's schema: the
+ * table's columns as of the buffered batch, or, for a table that does not exist yet, a schema
+ * inferred from all the records of the first batch (so 1 and 1.5 in one field make a double column,
+ * and a field that is null throughout waits for a value).
  */
 final class SchemalessRows {
   private final UnknownFields unknown;
@@ -48,8 +49,42 @@ final class SchemalessRows {
     this.reserved = reserved;
   }
 
+  /** JSON text values of the current put() batch already parsed (by the inference pre-pass). */
+  private final Map<SinkRecord, Map<?, ?>> parsed = new IdentityHashMap<>();
+
+  /**
+   * A JSON object without a schema: a Map (JsonConverter, schemas.enable=false) or JSON text
+   * (StringConverter, or a string value without schema).
+   */
   static boolean isSchemaless(SinkRecord record) {
-    return record.valueSchema() == null && record.value() instanceof Map;
+    Object value = record.value();
+    Schema schema = record.valueSchema();
+    return (value instanceof Map && schema == null)
+        || (value instanceof String && (schema == null || schema.type() == Schema.Type.STRING));
+  }
+
+  private Map<?, ?> jsonOf(SinkRecord record) {
+    if (record.value() instanceof Map<?, ?> m) {
+      return m;
+    }
+    Map<?, ?> done = parsed.get(record);
+    if (done != null) {
+      return done;
+    }
+    Object json;
+    try {
+      json = JsonParser.parse((String) record.value());
+    } catch (DataException e) {
+      throw new DataException(
+          "its value is a string, read as a JSON object, but is " + e.getMessage(), e);
+    }
+    if (json instanceof Map<?, ?> m) {
+      return m;
+    }
+    throw new DataException(
+        "its value is JSON text but not a JSON object ("
+            + (json == null ? "null" : json.getClass().getSimpleName())
+            + "); each record must be one object, one column per key");
   }
 
   /**
@@ -58,6 +93,7 @@ final class SchemalessRows {
    */
   void inferNewTables(Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
     seeds.clear();
+    parsed.clear();
     for (SinkRecord r : records) {
       if (!isSchemaless(r)) {
         continue;
@@ -66,7 +102,16 @@ final class SchemalessRows {
       if (table == null || table.batchSchema() != null) {
         continue;
       }
-      Schema inferred = inferTopLevel((Map<?, ?>) r.value());
+      Map<?, ?> json;
+      try {
+        json = jsonOf(r);
+      } catch (DataException e) {
+        continue; // errant when its turn comes
+      }
+      if (r.value() instanceof String) {
+        parsed.put(r, json);
+      }
+      Schema inferred = inferTopLevel(json);
       if (inferred != null) {
         seeds.merge(table, inferred, SchemalessJson::widen);
       }
@@ -79,7 +124,7 @@ final class SchemalessRows {
    * @throws DataException naming the key, value and column type that do not fit
    */
   Struct row(SinkRecord record, TableState table) {
-    Map<?, ?> json = (Map<?, ?>) record.value();
+    Map<?, ?> json = jsonOf(record);
     Schema target = targetFor(table, json);
     List<String> keys = SchemalessJson.unknownKeys(json, target);
     if (!keys.isEmpty()) {

@@ -326,7 +326,8 @@ class DeltaSinkWriterTest {
             .build();
     Schema wrongType = SchemaBuilder.struct().name("Row").field("id", Schema.STRING_SCHEMA).build();
     List<SinkRecord> batch = new ArrayList<>(records(0, 2));
-    batch.add(new SinkRecord(TP.topic(), 0, null, null, null, Map.of("id", 2L), 2));
+    // Neither a Struct nor a JSON object.
+    batch.add(new SinkRecord(TP.topic(), 0, null, null, null, 42L, 2));
     batch.add(new SinkRecord(TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 3L), 3));
     batch.add(
         new SinkRecord(

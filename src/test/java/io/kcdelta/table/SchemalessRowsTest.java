@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.parquet.example.data.Group;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,6 +116,34 @@ class SchemalessRowsTest {
     schema = snapshot().getMetadata().getSchema();
     assertEquals(new LongType(), schema.get("n").getDataType(), "added once it had a value");
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
+  }
+
+  private SinkRecord text(String json) {
+    return new SinkRecord(
+        TP.topic(), TP.partition(), null, null, Schema.OPTIONAL_STRING_SCHEMA, json, nextOffset++);
+  }
+
+  @Test
+  void jsonTextAsStringConverterGivesItIsReadAsObjectsAndOtherTextIsErrant() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    commit(
+        w,
+        text("{\"id\": 1, \"price\": 1.10}"),
+        text("not json"),
+        text("[1, 2]"),
+        text("{\"id\": 2, \"price\": 2}"));
+
+    StructType schema = snapshot().getMetadata().getSchema();
+    assertEquals(new LongType(), schema.get("id").getDataType());
+    assertEquals(new DoubleType(), schema.get("price").getDataType());
+    assertEquals(
+        List.of(1.1, 2.0), rows().stream().map(g -> g.getDouble("price", 0)).sorted().toList());
+    assertEquals(2, ctx.errant.size());
+    assertTrue(ctx.errors.get(0).getMessage().contains("not JSON"), ctx.errors.get(0).getMessage());
+    assertTrue(
+        ctx.errors.get(1).getMessage().contains("not a JSON object"),
+        ctx.errors.get(1).getMessage());
   }
 
   @Test
