@@ -74,10 +74,11 @@ final class RecordCheck {
           new DataException(
               "Record "
                   + origin.describe(record)
-                  + " has no Connect schema (value type "
+                  + " is neither a Connect Struct nor a JSON object (value type "
                   + value.getClass().getSimpleName()
-                  + "). Use a converter that produces schemas: Avro, Protobuf, "
-                  + "JSON Schema, or JsonConverter with schemas.enable=true."));
+                  + "). Use a converter that produces Structs (Avro, Protobuf, JSON Schema, "
+                  + "JsonConverter with schemas.enable=true) or JSON objects (JsonConverter with "
+                  + "schemas.enable=false)."));
     }
     try {
       if (columns == null) {

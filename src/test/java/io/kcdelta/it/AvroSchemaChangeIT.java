@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.types.StringType;
 import io.delta.standalone.types.StructField;
 import io.kcdelta.testutil.AvroOrders;
-import io.kcdelta.testutil.ParquetRows;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -43,13 +40,8 @@ class AvroSchemaChangeIT {
     EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 1);
     try {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
-      Map<String, String> c = new HashMap<>();
-      c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
-      c.put("tasks.max", String.valueOf(PARTITIONS));
-      c.put("topics", TOPIC);
-      c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+      Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
       c.put("value.converter", IndexedAvroConverter.class.getName());
-      c.put("delta.table.path", table);
       c.put("flush.interval.ms", "1000");
       connect.configureConnector(CONNECTOR, c);
       connect
@@ -60,7 +52,7 @@ class AvroSchemaChangeIT {
 
       try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
         produce(producer, 0, 0, PER_VERSION);
-        awaitRows(conf, table, PER_VERSION);
+        DeltaTableContents.awaitRows(conf, table, PER_VERSION, 120_000);
         long versionBefore = DeltaLog.forTable(conf, table).update().getVersion();
         assertTrue(
             !List.of(
@@ -74,7 +66,7 @@ class AvroSchemaChangeIT {
         // The upgrade: new records carry the new field; one old producer still writes a few.
         produce(producer, 1, PER_VERSION, 2 * PER_VERSION);
         produce(producer, 0, 2 * PER_VERSION, 2 * PER_VERSION + 100);
-        awaitRows(conf, table, 2 * PER_VERSION + 100);
+        DeltaTableContents.awaitRows(conf, table, 2 * PER_VERSION + 100, 120_000);
         assertTrue(DeltaLog.forTable(conf, table).update().getVersion() > versionBefore);
       }
 
@@ -84,23 +76,17 @@ class AvroSchemaChangeIT {
       assertTrue(channel.isNullable());
       Map<Long, Integer> copies = new HashMap<>();
       int withChannel = 0;
-      org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-      for (AddFile add : snapshot.getAllFiles()) {
-        for (Group row :
-            ParquetRows.read(
-                conf,
-                new org.apache.hadoop.fs.Path(
-                    root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
-          long id = row.getLong("id", 0);
-          copies.merge(id, 1, Integer::sum);
-          boolean has =
-              row.getType().containsField("channel") && row.getFieldRepetitionCount("channel") == 1;
-          boolean upgraded = id >= PER_VERSION && id < 2 * PER_VERSION;
-          assertEquals(upgraded, has, "channel of record " + id);
-          if (has) {
-            assertEquals("web", row.getString("channel", 0));
-            withChannel++;
-          }
+      for (DeltaTableContents.Row r : DeltaTableContents.rows(conf, table, snapshot)) {
+        Group row = r.values();
+        long id = row.getLong("id", 0);
+        copies.merge(id, 1, Integer::sum);
+        boolean has =
+            row.getType().containsField("channel") && row.getFieldRepetitionCount("channel") == 1;
+        boolean upgraded = id >= PER_VERSION && id < 2 * PER_VERSION;
+        assertEquals(upgraded, has, "channel of record " + id);
+        if (has) {
+          assertEquals("web", row.getString("channel", 0));
+          withChannel++;
         }
       }
       assertEquals(2 * PER_VERSION + 100, copies.size(), "distinct records");
@@ -125,22 +111,5 @@ class AvroSchemaChangeIT {
                   version, AvroOrders.order(IndexedAvroConverter.SCHEMAS.get(version), id))));
     }
     producer.flush();
-  }
-
-  private static void awaitRows(Configuration conf, String table, long rows) throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    long seen = -1;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        seen = DeltaTableContents.read(conf, table).rows();
-      } catch (RuntimeException e) {
-        // Not created yet.
-      }
-      if (seen >= rows) {
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("the table holds " + seen + " of " + rows + " rows after 120 s");
   }
 }

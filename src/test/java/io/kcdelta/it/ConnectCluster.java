@@ -35,6 +35,17 @@ public final class ConnectCluster {
     return connect;
   }
 
+  /** A sink connector's settings: one table, string keys; the caller adds the rest. */
+  public static Map<String, String> sinkConfig(String topic, int tasks, String tablePath) {
+    Map<String, String> c = new HashMap<>();
+    c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
+    c.put("tasks.max", String.valueOf(tasks));
+    c.put("topics", topic);
+    c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("delta.table.path", tablePath);
+    return c;
+  }
+
   public static KafkaProducer<byte[], byte[]> producer(EmbeddedConnectCluster connect) {
     Map<String, Object> props = new HashMap<>();
     props.put(ProducerConfig.LINGER_MS_CONFIG, 20);

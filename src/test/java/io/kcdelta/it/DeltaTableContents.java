@@ -56,22 +56,57 @@ public record DeltaTableContents(
 
   /** Reads every row's {@code id} column (a long) of the latest snapshot. */
   public static DeltaTableContents read(Configuration conf, String tablePath) throws Exception {
-    DeltaLog log = DeltaLog.forTable(conf, tablePath);
-    Snapshot snapshot = log.update();
-    Path root = new Path(tablePath);
+    Snapshot snapshot = DeltaLog.forTable(conf, tablePath).update();
     Map<Long, Integer> counts = new HashMap<>();
     Map<Long, Map<String, String>> partitions = new HashMap<>();
-    List<AddFile> files = new ArrayList<>(snapshot.getAllFiles());
-    for (AddFile add : files) {
-      Path file = new Path(root, new Path(new URI(add.getPath())));
-      for (Group row : ParquetRows.read(conf, file)) {
-        long id = row.getLong("id", 0);
-        counts.merge(id, 1, Integer::sum);
-        partitions.put(id, add.getPartitionValues());
-      }
+    for (Row row : rows(conf, tablePath, snapshot)) {
+      long id = row.values().getLong("id", 0);
+      counts.merge(id, 1, Integer::sum);
+      partitions.put(id, row.partitionValues());
     }
     return new DeltaTableContents(
-        snapshot.getVersion(), snapshot.getMetadata(), files, counts, partitions);
+        snapshot.getVersion(),
+        snapshot.getMetadata(),
+        new ArrayList<>(snapshot.getAllFiles()),
+        counts,
+        partitions);
+  }
+
+  /** A row of the table: its values in the data file, and the file's partition values. */
+  public record Row(Group values, Map<String, String> partitionValues) {}
+
+  /** Every row of the snapshot, read from its data files with parquet-hadoop. */
+  public static List<Row> rows(Configuration conf, String tablePath, Snapshot snapshot)
+      throws Exception {
+    Path root = new Path(tablePath);
+    List<Row> rows = new ArrayList<>();
+    for (AddFile add : snapshot.getAllFiles()) {
+      Path file = new Path(root, new Path(new URI(add.getPath())));
+      for (Group values : ParquetRows.read(conf, file)) {
+        rows.add(new Row(values, add.getPartitionValues()));
+      }
+    }
+    return rows;
+  }
+
+  /** Waits until the table holds at least {@code rows} rows (it may not exist yet). */
+  public static void awaitRows(Configuration conf, String tablePath, long rows, long timeoutMs)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    long seen = -1;
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        seen = read(conf, tablePath).rows();
+      } catch (RuntimeException e) {
+        // Not created yet.
+      }
+      if (seen >= rows) {
+        return;
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError(
+        "the table holds " + seen + " of " + rows + " rows after " + timeoutMs / 1000 + " s");
   }
 
   public long rows() {

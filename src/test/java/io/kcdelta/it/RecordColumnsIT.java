@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.types.DateType;
 import io.delta.standalone.types.StructType;
-import io.kcdelta.testutil.ParquetRows;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -59,14 +56,9 @@ class RecordColumnsIT {
     EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 1);
     try {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
-      Map<String, String> c = new HashMap<>();
-      c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
-      c.put("tasks.max", String.valueOf(PARTITIONS));
-      c.put("topics", TOPIC);
-      c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+      Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
       c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
       c.put("value.converter.schemas.enable", "true");
-      c.put("delta.table.path", table);
       c.put("flush.interval.ms", "2000");
       c.put(
           "delta.record.metadata.columns",
@@ -82,7 +74,7 @@ class RecordColumnsIT {
 
       Map<Long, Produced> produced = produce(connect);
       Configuration conf = new Configuration();
-      awaitRows(conf, table, RECORDS);
+      DeltaTableContents.awaitRows(conf, table, RECORDS, 120_000);
 
       Snapshot snapshot = DeltaLog.forTable(conf, table).update();
       StructType schema = snapshot.getMetadata().getSchema();
@@ -90,41 +82,35 @@ class RecordColumnsIT {
       assertEquals(new DateType(), schema.get("kafka_date").getDataType());
       assertTrue(schema.get("_kafka").getDataType() instanceof StructType);
 
-      org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
       Map<Long, Integer> copies = new HashMap<>();
       Map<String, Integer> rowsPerDate = new HashMap<>();
-      for (AddFile add : snapshot.getAllFiles()) {
-        String date = add.getPartitionValues().get("kafka_date");
-        for (Group row :
-            ParquetRows.read(
-                conf,
-                new org.apache.hadoop.fs.Path(
-                    root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
-          long id = row.getLong("id", 0);
-          copies.merge(id, 1, Integer::sum);
-          rowsPerDate.merge(date, 1, Integer::sum);
-          Produced p = produced.get(id);
-          Group kafka = row.getGroup("_kafka", 0);
-          String where = "record " + id;
-          assertEquals(TOPIC, kafka.getString("topic", 0), where);
-          assertEquals(p.partition(), kafka.getInteger("partition", 0), where);
-          assertEquals(p.offset(), kafka.getLong("offset", 0), where);
-          assertEquals(p.timestamp() * 1000, kafka.getLong("timestamp", 0), where + " (micros)");
-          assertEquals("CreateTime", kafka.getString("timestamp_type", 0), where);
-          Group headers = kafka.getGroup("headers", 0);
-          assertEquals(2, headers.getFieldRepetitionCount("list"), where);
-          Group first = headers.getGroup("list", 0).getGroup("element", 0);
-          Group second = headers.getGroup("list", 1).getGroup("element", 0);
-          assertEquals("source", first.getString("key", 0), where);
-          assertEquals("it-" + (id % 4), first.getString("value", 0), where);
-          assertEquals("seq", second.getString("key", 0), where);
-          assertEquals(String.valueOf(id), second.getString("value", 0), where);
-          assertEquals("order-" + id, row.getString("order_key", 0), where);
-          assertEquals(
-              LocalDate.ofInstant(Instant.ofEpochMilli(p.timestamp()), ZoneOffset.UTC).toString(),
-              date,
-              where);
-        }
+      for (DeltaTableContents.Row r : DeltaTableContents.rows(conf, table, snapshot)) {
+        Group row = r.values();
+        String date = r.partitionValues().get("kafka_date");
+        long id = row.getLong("id", 0);
+        copies.merge(id, 1, Integer::sum);
+        rowsPerDate.merge(date, 1, Integer::sum);
+        Produced p = produced.get(id);
+        Group kafka = row.getGroup("_kafka", 0);
+        String where = "record " + id;
+        assertEquals(TOPIC, kafka.getString("topic", 0), where);
+        assertEquals(p.partition(), kafka.getInteger("partition", 0), where);
+        assertEquals(p.offset(), kafka.getLong("offset", 0), where);
+        assertEquals(p.timestamp() * 1000, kafka.getLong("timestamp", 0), where + " (micros)");
+        assertEquals("CreateTime", kafka.getString("timestamp_type", 0), where);
+        Group headers = kafka.getGroup("headers", 0);
+        assertEquals(2, headers.getFieldRepetitionCount("list"), where);
+        Group first = headers.getGroup("list", 0).getGroup("element", 0);
+        Group second = headers.getGroup("list", 1).getGroup("element", 0);
+        assertEquals("source", first.getString("key", 0), where);
+        assertEquals("it-" + (id % 4), first.getString("value", 0), where);
+        assertEquals("seq", second.getString("key", 0), where);
+        assertEquals(String.valueOf(id), second.getString("value", 0), where);
+        assertEquals("order-" + id, row.getString("order_key", 0), where);
+        assertEquals(
+            LocalDate.ofInstant(Instant.ofEpochMilli(p.timestamp()), ZoneOffset.UTC).toString(),
+            date,
+            where);
       }
       assertEquals(RECORDS, copies.size(), "distinct records");
       copies.forEach((id, n) -> assertEquals(1, n, "copies of record " + id));
@@ -164,22 +150,5 @@ class RecordColumnsIT {
       }
     }
     return produced;
-  }
-
-  private static void awaitRows(Configuration conf, String table, long rows) throws Exception {
-    long deadline = System.currentTimeMillis() + 120_000;
-    long seen = -1;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        seen = DeltaTableContents.read(conf, table).rows();
-      } catch (RuntimeException e) {
-        // Not created yet.
-      }
-      if (seen >= rows) {
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("the table holds " + seen + " of " + rows + " rows after 120 s");
   }
 }

@@ -7,7 +7,6 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Operation;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.ArrayType;
 import io.delta.standalone.types.DateType;
@@ -20,9 +19,7 @@ import io.delta.standalone.types.StringType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
 import io.delta.standalone.types.TimestampType;
-import io.kcdelta.testutil.ParquetRows;
 import java.math.BigDecimal;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -140,14 +137,9 @@ class SchemalessJsonIT {
     try {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
       connect.kafka().createTopic(DLQ, 1);
-      Map<String, String> c = new HashMap<>();
-      c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
-      c.put("tasks.max", String.valueOf(PARTITIONS));
-      c.put("topics", TOPIC);
-      c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+      Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
       c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
       c.put("value.converter.schemas.enable", "false");
-      c.put("delta.table.path", table);
       c.put("flush.interval.ms", "2000");
       c.put("errors.tolerance", "all");
       c.put("errors.deadletterqueue.topic.name", DLQ);
@@ -171,23 +163,17 @@ class SchemalessJsonIT {
         assertEquals(BAD, badSent);
       }
       ConsumerRecords<byte[], byte[]> dead = connect.kafka().consume(BAD, 120_000, DLQ);
-      awaitRows(conf, table, GOOD);
+      DeltaTableContents.awaitRows(conf, table, GOOD, 180_000);
 
       Snapshot snapshot = DeltaLog.forTable(conf, table).update();
       assertEquals(SCHEMA, snapshot.getMetadata().getSchema(), "the table's schema is untouched");
       Map<Long, Integer> copies = new HashMap<>();
-      org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-      for (AddFile add : snapshot.getAllFiles()) {
-        String region = add.getPartitionValues().get("region");
-        for (Group row :
-            ParquetRows.read(
-                conf,
-                new org.apache.hadoop.fs.Path(
-                    root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
-          long id = row.getLong("id", 0);
-          copies.merge(id, 1, Integer::sum);
-          checkRow(id, region, row);
-        }
+      for (DeltaTableContents.Row r : DeltaTableContents.rows(conf, table, snapshot)) {
+        Group row = r.values();
+        String region = r.partitionValues().get("region");
+        long id = row.getLong("id", 0);
+        copies.merge(id, 1, Integer::sum);
+        checkRow(id, region, row);
       }
       assertEquals(GOOD, copies.size(), "distinct records in the table");
       copies.forEach((id, n) -> assertEquals(1, n, "copies of record " + id));
@@ -262,18 +248,5 @@ class SchemalessJsonIT {
     txn.updateMetadata(
         Metadata.builder().schema(SCHEMA).partitionColumns(List.of("region")).build());
     txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "someone-else/1.0");
-  }
-
-  private static void awaitRows(Configuration conf, String table, long rows) throws Exception {
-    long deadline = System.currentTimeMillis() + 180_000;
-    long seen = -1;
-    while (System.currentTimeMillis() < deadline) {
-      seen = DeltaTableContents.read(conf, table).rows();
-      if (seen >= rows) {
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError("the table holds " + seen + " of " + rows + " rows after 180 s");
   }
 }

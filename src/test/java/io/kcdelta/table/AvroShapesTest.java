@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.apicurio.registry.utils.converter.avro.AvroData;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.types.ArrayType;
 import io.delta.standalone.types.BinaryType;
 import io.delta.standalone.types.DataType;
@@ -20,11 +19,8 @@ import io.delta.standalone.types.StringType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
 import io.delta.standalone.types.TimestampType;
-import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.it.DeltaTableContents;
 import io.kcdelta.testutil.AvroOrders;
-import io.kcdelta.testutil.ParquetRows;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,20 +59,7 @@ class AvroShapesTest {
   }
 
   private DeltaSinkWriter writer(FakeSinkContext ctx) {
-    Map<String, String> p = new HashMap<>();
-    p.put("name", "sink");
-    p.put("delta.table.path", table);
-    p.put("flush.interval.ms", "1000");
-    DeltaSinkConfig config = new DeltaSinkConfig(p);
-    return new DeltaSinkWriter(
-        config,
-        ctx,
-        HadoopConfigurationFactory.create(config),
-        ctx.reporter,
-        SinkMetrics.none(),
-        RecordOrigin.ORIGINAL,
-        clock::get,
-        new CommitGroups());
+    return Writers.opened(table, ctx, clock::get, TP);
   }
 
   private SinkRecord record(org.apache.avro.Schema schema, long offset) {
@@ -89,7 +72,6 @@ class AvroShapesTest {
   void everyAvroShapeBecomesAColumnAndRoundTrips() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
-    w.open(List.of(TP));
     List<SinkRecord> batch = new ArrayList<>();
     for (long o = 0; o < 30; o++) {
       batch.add(record(v1, o));
@@ -151,7 +133,6 @@ class AvroShapesTest {
   void aSchemaThatGainsAFieldWithinOneBatchAddsTheColumnAndKeepsEveryRow() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
-    w.open(List.of(TP));
     List<SinkRecord> batch = new ArrayList<>();
     for (long o = 0; o < 40; o++) {
       // The producer upgraded at offset 20; then an old producer instance writes once more.
@@ -186,15 +167,8 @@ class AvroShapesTest {
 
   private Map<Long, Group> rows(Snapshot snapshot) throws Exception {
     Map<Long, Group> rows = new HashMap<>();
-    org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-    for (AddFile add : snapshot.getAllFiles()) {
-      for (Group g :
-          ParquetRows.read(
-              conf,
-              new org.apache.hadoop.fs.Path(
-                  root, new org.apache.hadoop.fs.Path(new URI(add.getPath()))))) {
-        rows.put(g.getLong("id", 0), g);
-      }
+    for (DeltaTableContents.Row r : DeltaTableContents.rows(conf, table, snapshot)) {
+      rows.put(r.values().getLong("id", 0), r.values());
     }
     return rows;
   }

@@ -336,7 +336,7 @@ class DeltaSinkWriterTest {
     putAndCommit(w, batch);
     assertEquals(List.of(2L, 3L, 4L), ctx.errant.stream().map(SinkRecord::kafkaOffset).toList());
     assertTrue(
-        ctx.errors.get(0).getMessage().contains("no Connect schema"),
+        ctx.errors.get(0).getMessage().contains("neither a Connect Struct nor a JSON object"),
         ctx.errors.get(0).getMessage());
     assertTrue(
         ctx.errors.get(1).getMessage().contains("delta.schema.evolution"),

@@ -6,17 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.types.DoubleType;
 import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StructType;
-import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
-import io.kcdelta.testutil.ParquetRows;
-import java.net.URI;
+import io.kcdelta.it.DeltaTableContents;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,26 +40,7 @@ class SchemalessRowsTest {
   }
 
   private DeltaSinkWriter writer(FakeSinkContext ctx, String... kv) {
-    Map<String, String> p = new HashMap<>();
-    p.put("name", "sink");
-    p.put("delta.table.path", table);
-    p.put("flush.interval.ms", "1000");
-    for (int i = 0; i < kv.length; i += 2) {
-      p.put(kv[i], kv[i + 1]);
-    }
-    DeltaSinkConfig config = new DeltaSinkConfig(p);
-    DeltaSinkWriter w =
-        new DeltaSinkWriter(
-            config,
-            ctx,
-            HadoopConfigurationFactory.create(config),
-            ctx.reporter,
-            SinkMetrics.none(),
-            RecordOrigin.ORIGINAL,
-            clock::get,
-            new CommitGroups());
-    w.open(List.of(TP));
-    return w;
+    return Writers.opened(table, ctx, clock::get, TP, kv);
   }
 
   /** A JSON object as JsonConverter gives it with schemas.enable=false ("k", v, "k2", v2, ...). */
@@ -88,16 +63,9 @@ class SchemalessRowsTest {
   }
 
   private List<Group> rows() throws Exception {
-    List<Group> rows = new ArrayList<>();
-    org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
-    for (AddFile add : snapshot().getAllFiles()) {
-      rows.addAll(
-          ParquetRows.read(
-              conf,
-              new org.apache.hadoop.fs.Path(
-                  root, new org.apache.hadoop.fs.Path(new URI(add.getPath())))));
-    }
-    return rows;
+    return DeltaTableContents.rows(conf, table, snapshot()).stream()
+        .map(DeltaTableContents.Row::values)
+        .toList();
   }
 
   @Test

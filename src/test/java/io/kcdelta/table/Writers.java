@@ -1,0 +1,39 @@
+package io.kcdelta.table;
+
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.config.HadoopConfigurationFactory;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.TopicPartition;
+
+/** Task writers on a local table, each in a worker of its own, for tests of what records become. */
+final class Writers {
+  private Writers() {}
+
+  /** A writer with a 1 s flush interval that has opened {@code tp}; {@code kv}: more settings. */
+  static DeltaSinkWriter opened(
+      String table, FakeSinkContext ctx, LongSupplier clock, TopicPartition tp, String... kv) {
+    Map<String, String> p = new HashMap<>();
+    p.put("name", "sink");
+    p.put("delta.table.path", table);
+    p.put("flush.interval.ms", "1000");
+    for (int i = 0; i < kv.length; i += 2) {
+      p.put(kv[i], kv[i + 1]);
+    }
+    DeltaSinkConfig config = new DeltaSinkConfig(p);
+    DeltaSinkWriter w =
+        new DeltaSinkWriter(
+            config,
+            ctx,
+            HadoopConfigurationFactory.create(config),
+            ctx.reporter,
+            SinkMetrics.none(),
+            RecordOrigin.ORIGINAL,
+            clock,
+            new CommitGroups());
+    w.open(List.of(tp));
+    return w;
+  }
+}
