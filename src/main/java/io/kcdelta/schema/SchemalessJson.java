@@ -223,29 +223,58 @@ public final class SchemalessJson {
   }
 
   /**
-   * The JSON object as a Struct of {@code schema}, whose every field must be known: keys the schema
-   * lacks are the caller's to decide on before (see {@link #unknownKeys}).
+   * The JSON object as a Struct of {@code schema}. At the top level ({@code path} empty) keys the
+   * schema lacks are left out (the caller decides on them, see {@link #hasUnknownKeys}); inside a
+   * struct column they make the record errant.
    */
   public static Struct struct(Map<?, ?> json, Schema schema, String path) {
     Struct out = new Struct(schema);
     String prefix = path.isEmpty() ? "" : path + ".";
+    int found = 0;
     for (Field f : schema.fields()) {
-      out.put(f, coerce(json.get(f.name()), f.schema(), prefix + f.name()));
-    }
-    if (!path.isEmpty()) {
-      List<String> unknown = unknownKeys(json, schema);
-      if (!unknown.isEmpty()) {
-        throw new DataException(
-            "'"
-                + prefix
-                + unknown.get(0)
-                + "' is not a field of the table's struct column '"
-                + path
-                + "'; only top-level columns are added from schemaless records: add it to the"
-                + " table, or drop it upstream");
+      Object v = json.get(f.name());
+      if (v != null) {
+        found++;
       }
+      // A top-level field's path is its name: no string built per field and record.
+      out.put(f, coerce(v, f.schema(), path.isEmpty() ? f.name() : prefix + f.name()));
+    }
+    if (!path.isEmpty() && found < nonNullValues(json)) {
+      List<String> unknown = unknownKeys(json, schema);
+      throw new DataException(
+          "'"
+              + prefix
+              + unknown.get(0)
+              + "' is not a field of the table's struct column '"
+              + path
+              + "'; only top-level columns are added from schemaless records: add it to the"
+              + " table, or drop it upstream");
     }
     return out;
+  }
+
+  /**
+   * Whether the object has non-null keys that {@code converted} (its {@link #struct}) left out: a
+   * count, so the common case (none) costs no key lookups.
+   */
+  public static boolean hasUnknownKeys(Map<?, ?> json, Struct converted) {
+    int fields = 0;
+    for (Field f : converted.schema().fields()) {
+      if (converted.get(f) != null) {
+        fields++;
+      }
+    }
+    return nonNullValues(json) > fields;
+  }
+
+  private static int nonNullValues(Map<?, ?> json) {
+    int n = 0;
+    for (Object v : json.values()) {
+      if (v != null) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Keys of the object with a non-null value that the struct schema has no field for. */

@@ -126,11 +126,12 @@ final class SchemalessRows {
   Struct row(SinkRecord record, TableState table) {
     Map<?, ?> json = jsonOf(record);
     Schema target = targetFor(table, json);
-    List<String> keys = SchemalessJson.unknownKeys(json, target);
-    if (!keys.isEmpty()) {
-      target = withUnknownKeys(json, target, keys, table);
+    Struct row = SchemalessJson.struct(json, target, "");
+    if (!SchemalessJson.hasUnknownKeys(json, row)) {
+      return row;
     }
-    return SchemalessJson.struct(json, target, "");
+    Schema widened = withUnknownKeys(json, target, SchemalessJson.unknownKeys(json, target), table);
+    return widened == target ? row : SchemalessJson.struct(json, widened, "");
   }
 
   private Schema targetFor(TableState table, Map<?, ?> json) {
