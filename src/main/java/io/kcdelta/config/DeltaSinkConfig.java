@@ -235,7 +235,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
         LOG_STORE,
         Type.STRING,
         null,
-        lowerCaseInOrNull(LOG_STORES),
+        lowerCaseInOrNull(LOG_STORES, "by the table path's scheme"),
         Importance.HIGH,
         "How writers of the table exclude each other on the Delta log. 'dynamodb' (default for s3a:// "
             + "tables): a DynamoDB table decides each log version, compatible with Delta's "
@@ -363,24 +363,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
         SCHEMALESS_UNKNOWN_FIELDS,
         Type.STRING,
         "",
-        new ConfigDef.Validator() {
-          private final ConfigDef.Validator modes = lowerCaseIn(UNKNOWN_FIELD_MODES);
-
-          @Override
-          public void ensureValid(String name, Object value) {
-            if (value != null && !value.toString().isBlank()) {
-              modes.ensureValid(name, value);
-            }
-          }
-
-          @Override
-          public String toString() {
-            return String.join(", ", UNKNOWN_FIELD_MODES)
-                + " (default: by "
-                + SCHEMA_EVOLUTION
-                + ")";
-          }
-        },
+        lowerCaseInOrNull(UNKNOWN_FIELD_MODES, "by " + SCHEMA_EVOLUTION),
         Importance.MEDIUM,
         "Schemaless records (a JSON object without schema, e.g. JsonConverter with "
             + "schemas.enable=false) are written by the table's columns. A key the table has no "
@@ -747,7 +730,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
     };
   }
 
-  private static ConfigDef.Validator lowerCaseInOrNull(List<String> allowed) {
+  /** One of {@code allowed}, or blank for the default that {@code byDefault} describes. */
+  private static ConfigDef.Validator lowerCaseInOrNull(List<String> allowed, String byDefault) {
     ConfigDef.Validator inner = lowerCaseIn(allowed);
     return new ConfigDef.Validator() {
       @Override
@@ -759,7 +743,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
       @Override
       public String toString() {
-        return inner + " (default: by the table path's scheme)";
+        return inner + " (default: " + byDefault + ")";
       }
     };
   }
