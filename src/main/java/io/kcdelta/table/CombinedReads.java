@@ -70,7 +70,31 @@ final class CombinedReads<K, R> {
         reading = true;
       }
     }
-    return reader ? readFor(mine) : join(mine.result);
+    if (reader) {
+      return readFor(mine);
+    }
+    try {
+      return join(mine.result);
+    } catch (RuntimeException | Error e) {
+      if (interrupted(e) && !Thread.currentThread().isInterrupted()) {
+        // The reader's thread was interrupted (its task is being cancelled), not this one: an
+        // outcome of that task, not of the log. Read again.
+        return read(keys);
+      }
+      throw e;
+    }
+  }
+
+  private static boolean interrupted(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof InterruptedException
+          || c instanceof java.nio.channels.ClosedByInterruptException
+          || (c instanceof java.io.InterruptedIOException
+              && !(c instanceof java.net.SocketTimeoutException))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private R readFor(Next<K, R> mine) {

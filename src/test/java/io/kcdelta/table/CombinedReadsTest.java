@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,6 +28,7 @@ class CombinedReadsTest {
   private final CountDownLatch firstReadStarted = new CountDownLatch(1);
   private final CountDownLatch releaseFirstRead = new CountDownLatch(1);
   private volatile RuntimeException failReadsAfterTheFirst;
+  private volatile boolean interruptSecondRead;
 
   /** Returns the keys it read; the first read waits for the test to release it. */
   private final CombinedReads<String, Set<String>> combined =
@@ -36,6 +38,9 @@ class CombinedReadsTest {
             if (reads.size() == 1) {
               firstReadStarted.countDown();
               await(releaseFirstRead);
+            } else if (reads.size() == 2 && interruptSecondRead) {
+              throw new IllegalStateException(
+                  "read interrupted", new InterruptedException("task cancelled"));
             } else if (failReadsAfterTheFirst != null) {
               throw failReadsAfterTheFirst;
             }
@@ -88,6 +93,30 @@ class CombinedReadsTest {
     failReadsAfterTheFirst = null;
     assertEquals(Set.of("z"), combined.read(Set.of("z")));
     assertEquals(3, reads.size());
+  }
+
+  @Test
+  void aReadEndedByItsReadersInterruptIsMadeAgainForTheOthersItServed() throws Exception {
+    interruptSecondRead = true;
+    CompletableFuture<Set<String>> first = ask("a");
+    assertTrue(firstReadStarted.await(10, TimeUnit.SECONDS));
+    List<CompletableFuture<Set<String>>> waiting = askWhileTheFirstReadRuns();
+
+    releaseFirstRead.countDown();
+
+    assertEquals(Set.of("a"), get(first));
+    int interrupted = 0;
+    for (int i = 0; i < WAITERS; i++) {
+      try {
+        assertTrue(get(waiting.get(i)).contains("k" + i));
+      } catch (ExecutionException e) {
+        // The one whose thread made the second read: its own interrupt.
+        assertInstanceOf(InterruptedException.class, e.getCause().getCause());
+        interrupted++;
+      }
+    }
+    assertEquals(1, interrupted, "only the interrupted reader fails; the others read again");
+    assertTrue(reads.size() >= 3, "reads: " + reads);
   }
 
   @Test
