@@ -820,10 +820,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
                   + "': partition columns must be top-level fields "
                   + "of the record value (no nested paths).");
         }
-        if (!col.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
-          throw new ConfigException(
-              name, value, "'" + col + "': use letters, digits, '_' or '-' only.");
-        }
+        ColumnNameValidator.checkCharacters(name, value, col);
         if (!seen.add(col.toLowerCase(Locale.ROOT))) {
           throw new ConfigException(name, value, "Column '" + col + "' is listed twice.");
         }
@@ -879,6 +876,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
         }
         return;
       }
+      checkCharacters(name, value, column);
+    }
+
+    /** Column names of this connector's settings: letters, digits, '_' and '-'. */
+    static void checkCharacters(String name, Object value, String column) {
       if (!column.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '_' || c == '-')) {
         throw new ConfigException(
             name, value, "'" + column + "': use letters, digits, '_' or '-' only.");

@@ -140,17 +140,13 @@ public final class SchemalessJson {
       }
       return null;
     }
-    String logical = schema.name();
-    if (Decimal.LOGICAL_NAME.equals(logical)) {
-      return decimal(value, schema, path);
-    }
-    if (Timestamp.LOGICAL_NAME.equals(logical)) {
-      return new java.util.Date(timestampMs(value, schema, path));
-    }
-    if (Date.LOGICAL_NAME.equals(logical)) {
-      return new java.util.Date(epochDay(value, schema, path) * DAY_MS);
-    }
-    switch (schema.type()) {
+    switch (ConnectTypes.of(schema)) {
+      case DECIMAL:
+        return decimal(value, schema, path);
+      case TIMESTAMP:
+        return new java.util.Date(timestampMs(value, schema, path));
+      case DATE:
+        return new java.util.Date(epochDay(value, schema, path) * DAY_MS);
       case INT8:
         return (byte) integer(value, schema, path, Byte.MIN_VALUE, Byte.MAX_VALUE);
       case INT16:
@@ -503,24 +499,18 @@ public final class SchemalessJson {
 
   /** The column type as Delta names it. */
   static String typeName(Schema schema) {
-    String logical = schema.name();
-    if (Decimal.LOGICAL_NAME.equals(logical)) {
-      return "decimal("
-          + ConnectTypes.decimalPrecision(schema)
-          + ","
-          + ConnectTypes.decimalScale(schema)
-          + ")";
-    }
-    if (Timestamp.LOGICAL_NAME.equals(logical)) {
-      return "timestamp";
-    }
-    if (Date.LOGICAL_NAME.equals(logical)) {
-      return "date";
-    }
-    return switch (schema.type()) {
+    return switch (ConnectTypes.of(schema)) {
+      case DECIMAL ->
+          "decimal("
+              + ConnectTypes.decimalPrecision(schema)
+              + ","
+              + ConnectTypes.decimalScale(schema)
+              + ")";
+      case TIMESTAMP -> "timestamp";
+      case DATE -> "date";
+      case TIME, INT32 -> "integer";
       case INT8 -> "byte";
       case INT16 -> "short";
-      case INT32 -> "integer";
       case INT64 -> "long";
       case FLOAT32 -> "float";
       case FLOAT64 -> "double";

@@ -175,7 +175,9 @@ public final class DeltaSinkWriter {
   public void put(Collection<SinkRecord> records) {
     try {
       resolveLateOpens();
-      check.beforeBatch(records, this::tableOf);
+      // Only a table without a schema yet needs the batch looked at before its records.
+      boolean newTable = tables.values().stream().anyMatch(t -> t.state.batchSchema() == null);
+      check.beforeBatch(newTable ? records : List.of(), this::tableOf);
       long now = clock.getAsLong();
       for (SinkRecord record : records) {
         accept(record, now);

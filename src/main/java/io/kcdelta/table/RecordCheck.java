@@ -62,25 +62,21 @@ final class RecordCheck {
                       + "=fail. Set it to 'ignore' to skip such records."))
           : IGNORED;
     }
-    if (SchemalessRows.isSchemaless(record)) {
-      try {
-        return row(record, schemaless.row(record, table), table);
-      } catch (DataException e) {
-        return cannotBeWritten(record, table, e);
-      }
-    }
-    if (!(value instanceof Struct) || record.valueSchema() == null) {
-      return new Errant(
-          new DataException(
-              "Record "
-                  + origin.describe(record)
-                  + " is neither a Connect Struct nor a JSON object (value type "
-                  + value.getClass().getSimpleName()
-                  + "). Use a converter that produces Structs (Avro, Protobuf, JSON Schema, "
-                  + "JsonConverter with schemas.enable=true) or JSON objects (JsonConverter with "
-                  + "schemas.enable=false)."));
-    }
     try {
+      if (SchemalessRows.isSchemaless(record)) {
+        return row(record, schemaless.row(record, table), table);
+      }
+      if (!(value instanceof Struct) || record.valueSchema() == null) {
+        return new Errant(
+            new DataException(
+                "Record "
+                    + origin.describe(record)
+                    + " is neither a Connect Struct nor a JSON object (value type "
+                    + value.getClass().getSimpleName()
+                    + "). Use a converter that produces Structs (Avro, Protobuf, JSON Schema, "
+                    + "JsonConverter with schemas.enable=true) or JSON objects (JsonConverter with "
+                    + "schemas.enable=false)."));
+      }
       if (columns == null) {
         return new Row((Struct) value, table.layoutFor(record.valueSchema()));
       }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -118,10 +119,11 @@ final class RecordColumns {
 
   private Struct metadata(SinkRecord record) {
     Struct m = new Struct(metadataSchema);
+    TopicPartition tp = origin.partition(record);
     for (String field : metadataFields) {
       switch (field) {
-        case "topic" -> m.put("topic", origin.partition(record).topic());
-        case "partition" -> m.put("partition", origin.partition(record).partition());
+        case "topic" -> m.put("topic", tp.topic());
+        case "partition" -> m.put("partition", tp.partition());
         case "offset" -> m.put("offset", origin.offset(record));
         case "timestamp" ->
             m.put(
