@@ -8,6 +8,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -18,9 +22,12 @@ import org.apache.hadoop.fs.Path;
  * a connector in a worker share the plugin's class loader and nothing else.
  */
 public final class CommitGroups {
-  private static final CommitGroups JVM = new CommitGroups();
+  private static final CommitGroups JVM = new CommitGroups(backgroundThread());
 
   private final Map<String, Shared> groups = new HashMap<>();
+
+  /** Where the groups write their tables' checkpoints ({@link LogCheckpoints}). */
+  private final Executor checkpoints;
 
   private record Shared(CommitGroup group, Set<Object> members) {}
 
@@ -29,8 +36,41 @@ public final class CommitGroups {
     return JVM;
   }
 
-  /** A registry of its own: a simulated worker. */
-  public CommitGroups() {}
+  /**
+   * A registry of its own: a simulated worker. It writes checkpoints on the committing thread, as
+   * Delta Standalone does, which keeps a simulation deterministic.
+   */
+  public CommitGroups() {
+    this(Runnable::run);
+  }
+
+  /** A registry that hands the writing of checkpoints to {@code checkpoints}. */
+  CommitGroups(Executor checkpoints) {
+    this.checkpoints = checkpoints;
+  }
+
+  /**
+   * One thread for the checkpoints of every table this worker writes: a checkpoint costs CPU that
+   * put() needs too, and waiting checkpoints of a table merge into one. It ends when idle.
+   */
+  private static Executor backgroundThread() {
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "kcdelta-delta-checkpoints");
+              t.setDaemon(true);
+              // Hadoop and Delta resolve classes by name: the plugin's loader, like a task thread.
+              t.setContextClassLoader(CommitGroups.class.getClassLoader());
+              return t;
+            });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
 
   /** Groups with members, for tests that check none outlives its tasks. */
   public int size() {
@@ -45,12 +85,13 @@ public final class CommitGroups {
    */
   CommitGroup join(Object member, String path, Configuration conf, DeltaSinkConfig config) {
     if (!config.commitGroup()) {
-      return create(path, conf, config);
+      return create(path, conf, config, checkpoints);
     }
     String key = config.txnAppIdPrefix() + "\n" + path;
     synchronized (groups) {
       Shared shared =
-          groups.computeIfAbsent(key, k -> new Shared(create(path, conf, config), new HashSet<>()));
+          groups.computeIfAbsent(
+              key, k -> new Shared(create(path, conf, config, checkpoints), new HashSet<>()));
       shared.members.add(member);
       return shared.group;
     }
@@ -71,8 +112,9 @@ public final class CommitGroups {
     return Math.min(config.flushIntervalMs() / 10, 2_000);
   }
 
-  private static CommitGroup create(String path, Configuration conf, DeltaSinkConfig config) {
-    LogCommitter committer = new LogCommitter(path, conf, config);
+  private static CommitGroup create(
+      String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
+    LogCommitter committer = new LogCommitter(path, conf, config, checkpoints);
     return new CommitGroup(
         lingerMs(config), committer, appIds -> DeltaCommitter.read(committer.log(), appIds));
   }
@@ -86,12 +128,14 @@ public final class CommitGroups {
     private final Path root;
     private final Configuration conf;
     private final DeltaCommitter committer;
+    private final LogCheckpoints checkpoints;
     private DeltaLog log;
 
-    LogCommitter(String path, Configuration conf, DeltaSinkConfig config) {
+    LogCommitter(String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
       this.root = new Path(path);
-      this.conf = conf;
+      this.conf = LogCheckpoints.forCommits(conf);
       this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
+      this.checkpoints = new LogCheckpoints(root, conf, checkpoints);
     }
 
     synchronized DeltaLog log() {
@@ -103,7 +147,13 @@ public final class CommitGroups {
 
     @Override
     public List<Outcome> apply(List<CommitGroup.Entry> entries) {
-      return committer.commit(log(), root, entries);
+      DeltaLog log = log();
+      List<Outcome> outcomes = committer.commit(log, root, entries);
+      outcomes.stream()
+          .mapToLong(o -> o instanceof DeltaCommitter.Committed c ? c.version() : -1)
+          .max()
+          .ifPresent(version -> checkpoints.committed(log, version));
+      return outcomes;
     }
   }
 }
