@@ -23,6 +23,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,8 +34,9 @@ import org.apache.hadoop.conf.Configuration;
  * s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog,
  * on one table. Latency is start-transaction to commit-returned, rebases included. Two paths, each
  * on a table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink}
- * is the connector's (its {@code DeltaCommitter}: a txn per committer and the fencing check, which
- * reads the table's txn versions).
+ * is the connector's (a commit group of its own per committer, as a worker JVM has: a txn per
+ * committer, the fencing check, which reads the table's txn versions, and checkpoints on a thread
+ * of the committer's own).
  *
  * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}; {@code
  * -Dbench.paths=standalone,sink} picks the paths. Figures are relative: both servers share the CPU
@@ -116,9 +118,19 @@ public final class LogStoreCommitBench {
   private static Committers committers(String path, Configuration conf, String table) {
     return switch (path) {
       case "standalone" -> id -> standalone(conf, table, id);
-      case "sink" -> id -> new SinkCommitLoop(conf, table, id)::commitNext;
+      case "sink" -> id -> new SinkCommitLoop(conf, table, id, checkpointThread(id))::commitNext;
       default -> throw new IllegalArgumentException("bench.paths: no path " + path);
     };
+  }
+
+  /** A worker's checkpoint thread: one per committer, as each would run in a JVM of its own. */
+  private static Executor checkpointThread(int id) {
+    return Executors.newSingleThreadExecutor(
+        r -> {
+          Thread t = new Thread(r, "checkpoints-" + id);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   private static Runnable standalone(Configuration conf, String table, int id) {

@@ -1,42 +1,56 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.Metadata;
+import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
-import io.kcdelta.schema.SchemaEvolution;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * One committer of the sink's commit path (its {@link DeltaCommitter}, with a DeltaLog of its own
- * as a worker JVM has) for tests and benches outside this package: each commit is one file and the
- * txn of the committer's own Kafka partition (in the null partition of a partitioned table), fenced
- * as a task's would be.
+ * One committer of the sink's commit path (a commit group of its own with its own Delta log, as a
+ * task with {@code delta.commit.group=false} or a worker JVM has) for tests and benches outside
+ * this package: each commit is one file and the txn of the committer's own Kafka partition (in the
+ * null partition of a partitioned table), fenced as a task's would be.
  */
 public final class SinkCommitLoop {
-  private final DeltaLog log;
+  private final CommitGroup group;
   private final Path root;
-  private final DeltaCommitter committer = new DeltaCommitter("bench", SchemaEvolution.Mode.NONE);
   private final TopicPartition partition;
+  private final Metadata table;
+  private final String appId;
   private long offset;
+
+  /** A committer that writes its checkpoints on its committing thread. */
+  public SinkCommitLoop(Configuration conf, String table, int id) {
+    this(conf, table, id, Runnable::run);
+  }
 
   /**
    * @param id the committer's Kafka partition (and file names): distinct per committer
+   * @param checkpoints where its checkpoints are written, as a worker's background thread does
    */
-  public SinkCommitLoop(Configuration conf, String table, int id) {
+  public SinkCommitLoop(Configuration conf, String table, int id, Executor checkpoints) {
     root = new Path(table);
-    log = DeltaLog.forTable(conf, root);
+    DeltaSinkConfig config =
+        new DeltaSinkConfig(
+            Map.of("name", "bench", "delta.table.path", table, "delta.commit.group", "false"));
+    group = new CommitGroups(checkpoints).join(this, table, conf, config);
     partition = new TopicPartition("bench", id);
-    offset = log.startTransaction().txnVersion(appId()) + 1;
+    appId = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution()).appId(partition);
+    DeltaCommitter.LogRead read = group.read(Set.of(appId));
+    this.table = read.metadata();
+    offset = read.txnVersions().get(appId) + 1;
   }
 
   /** The txn appId of the committer's partition. */
   public String appId() {
-    return committer.appId(partition);
+    return appId;
   }
 
   /**
@@ -45,7 +59,6 @@ public final class SinkCommitLoop {
    * @return the table version it became
    */
   public long commitNext() {
-    Metadata table = log.snapshot().getMetadata();
     Map<String, String> nullPartition = new HashMap<>();
     table.getPartitionColumns().forEach(c -> nullPartition.put(c, null));
     Path file = new Path(root, "c" + partition.partition() + "-" + offset + ".parquet");
@@ -56,8 +69,8 @@ public final class SinkCommitLoop {
             Map.of(partition, offset),
             table.getSchema(),
             table.getPartitionColumns());
-    CommitGroup.Entry entry = new CommitGroup.Entry(batch, Map.of(partition, offset - 1));
-    DeltaCommitter.Outcome outcome = committer.commit(log, root, List.of(entry)).get(0);
+    CommitGroup.Entry entry = group.handIn(this, batch, Map.of(partition, offset - 1), 0);
+    DeltaCommitter.Outcome outcome = group.commitNow(entry);
     if (!(outcome instanceof DeltaCommitter.Committed committed)) {
       throw new IllegalStateException("commit of offset " + offset + ": " + outcome);
     }
