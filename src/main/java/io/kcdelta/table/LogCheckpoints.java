@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Snapshot;
 import io.delta.standalone.internal.DeltaLogImpl;
 import io.delta.standalone.internal.SnapshotImpl;
 import java.util.concurrent.Executor;
@@ -42,6 +43,9 @@ final class LogCheckpoints {
   /** The version due and not started yet (-1: none). */
   private long waiting = -1;
 
+  /** The commit log's snapshot of {@link #waiting} when the commit left it current, else null. */
+  private SnapshotImpl waitingSnapshot;
+
   private boolean writing;
 
   /** Writes the checkpoints, with checkpointing as the connector's Hadoop settings say. */
@@ -77,8 +81,15 @@ final class LogCheckpoints {
       LOG.warn("No checkpoint of version {} of {}: {}", version, root, e.toString());
       return;
     }
+    // Right after the commit the log's current snapshot is usually the committed version's: its
+    // state, built once for the checkpoint, then also serves the next read if no commit came
+    // between, and the checkpoint needs no listing of the log to find the version again.
+    Snapshot current = log.snapshot();
     synchronized (lock) {
-      waiting = Math.max(waiting, version);
+      if (version > waiting) {
+        waiting = version;
+        waitingSnapshot = current.getVersion() == version ? (SnapshotImpl) current : null;
+      }
       if (writing) {
         return;
       }
@@ -90,26 +101,30 @@ final class LogCheckpoints {
   private void writeWaiting(DeltaLog log) {
     while (true) {
       long version;
+      SnapshotImpl snapshot;
       synchronized (lock) {
         if (waiting < 0) {
           writing = false;
           return;
         }
         version = waiting;
+        snapshot = waitingSnapshot;
         waiting = -1;
+        waitingSnapshot = null;
       }
-      write(log, version);
+      write(log, version, snapshot);
     }
   }
 
-  private void write(DeltaLog log, long version) {
+  private void write(DeltaLog log, long version, SnapshotImpl committed) {
     long started = System.nanoTime();
     try {
       Unchecked.call(
           () -> {
-            // The commit log's snapshot of the version: while it is the log's current one, its
-            // state (computed once, lazily) also serves the next reads of the log.
-            SnapshotImpl snapshot = (SnapshotImpl) log.getSnapshotForVersionAsOf(version);
+            SnapshotImpl snapshot =
+                committed != null
+                    ? committed
+                    : (SnapshotImpl) log.getSnapshotForVersionAsOf(version);
             writer().checkpoint(snapshot);
             return null;
           });
