@@ -7,6 +7,9 @@ import io.kcdelta.it.ConnectCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -37,6 +40,9 @@ public final class GroupCommitBench {
 
   private static final Pattern COMMITTED =
       Pattern.compile("Committed \\S+ version \\S+ in (\\d+) ms \\((\\d+) ms of them waiting");
+
+  private static final DateTimeFormatter LOG_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss,SSS", Locale.ROOT);
 
   private final int workers = Integer.getInteger("bench.group.workers", 4);
   private final int tasksPerWorker = Integer.getInteger("bench.group.tasks", 16);
@@ -172,15 +178,19 @@ public final class GroupCommitBench {
     connect.deleteConnector(connector);
     List<Long> latencies = new ArrayList<>();
     List<Long> waits = new ArrayList<>();
-    int fenced = readCommitLog(logStart, latencies, waits);
+    // The first two intervals are the warm-up: JIT, and every worker's first commits at once.
+    List<Long> steady = new ArrayList<>();
+    int fenced = readCommitLog(logStart, latencies, waits, steady, loadStart + 2 * commitMs);
     Collections.sort(latencies);
     Collections.sort(waits);
+    Collections.sort(steady);
     System.out.printf(
         Locale.ROOT,
         "[group] delta.commit.group=%-5s versions/min %.1f (%d versions in %.0f s of load; %d in all) | "
             + "rows %d of %d produced%s | %.0f rows/s (load start to all committed) | fenced batches %d | "
             + "task batch commit latency p50 %d ms, p99 %d ms, max %d ms (%d batches); "
-            + "of it waiting for the round p50 %d ms, p99 %d ms%n",
+            + "of it waiting for the round p50 %d ms, p99 %d ms; "
+            + "after the first 2 intervals p50 %d ms, p99 %d ms (%d batches)%n",
         mode.equals("on"),
         versionsDuringLoad * 60_000.0 / (loadEnd - loadStart),
         versionsDuringLoad,
@@ -196,7 +206,10 @@ public final class GroupCommitBench {
         latencies.isEmpty() ? -1 : latencies.get(latencies.size() - 1),
         latencies.size(),
         percentile(waits, 0.50),
-        percentile(waits, 0.99));
+        percentile(waits, 0.99),
+        percentile(steady, 0.50),
+        percentile(steady, 0.99),
+        steady.size());
   }
 
   /** The connector did not commit every record in time. */
@@ -221,9 +234,10 @@ public final class GroupCommitBench {
 
   /**
    * The run's part of the connector's commit log lines: latencies and their waits for the round,
-   * and the fenced count.
+   * the latencies of the batches handed in from {@code steadyFromMs} on, and the fenced count.
    */
-  private int readCommitLog(int fromLine, List<Long> latencies, List<Long> waits)
+  private int readCommitLog(
+      int fromLine, List<Long> latencies, List<Long> waits, List<Long> steady, long steadyFromMs)
       throws IOException {
     if (!Files.exists(commitLog)) {
       return 0;
@@ -233,13 +247,25 @@ public final class GroupCommitBench {
     for (String line : lines.subList(Math.min(fromLine, lines.size()), lines.size())) {
       Matcher m = COMMITTED.matcher(line);
       if (m.find()) {
-        latencies.add(Long.parseLong(m.group(1)));
+        long latency = Long.parseLong(m.group(1));
+        latencies.add(latency);
         waits.add(Long.parseLong(m.group(2)));
+        if (loggedAtMs(line) - latency >= steadyFromMs) {
+          steady.add(latency);
+        }
       } else if (line.contains("Refused to commit")) {
         fenced++;
       }
     }
     return fenced;
+  }
+
+  /** When the line was logged: its "[yyyy-MM-dd HH:mm:ss,SSS]" prefix, in this JVM's zone. */
+  private static long loggedAtMs(String line) {
+    return LocalDateTime.parse(line.substring(1, 24), LOG_TIME)
+        .atZone(ZoneId.systemDefault())
+        .toInstant()
+        .toEpochMilli();
   }
 
   private static long percentile(List<Long> sorted, double q) {
