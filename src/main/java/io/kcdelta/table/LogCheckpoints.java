@@ -99,6 +99,18 @@ final class LogCheckpoints {
   }
 
   private void writeWaiting(DeltaLog log) {
+    try {
+      writeUntilNoneWaits(log);
+    } catch (Throwable e) {
+      // Not caught by write (an Error such as OutOfMemoryError): the next due version starts anew.
+      synchronized (lock) {
+        writing = false;
+      }
+      throw e;
+    }
+  }
+
+  private void writeUntilNoneWaits(DeltaLog log) {
     while (true) {
       long version;
       SnapshotImpl snapshot;
@@ -136,10 +148,9 @@ final class LogCheckpoints {
     } catch (RuntimeException | LinkageError e) {
       // Readers replay more log files until the next checkpoint; nothing else depends on it.
       LOG.warn(
-          "Could not write the checkpoint of version {} of {}; the next one is due in {} versions",
+          "Could not write the checkpoint of version {} of {}; the next due version gets one",
           version,
           root,
-          ((DeltaLogImpl) log).checkpointInterval(),
           e);
     }
   }
