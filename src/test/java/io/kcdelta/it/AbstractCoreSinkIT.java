@@ -13,7 +13,6 @@ import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StringType;
 import io.delta.standalone.types.StructType;
 import io.delta.standalone.types.TimestampType;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -70,14 +69,7 @@ abstract class AbstractCoreSinkIT {
   void stopStorage() throws Exception {}
 
   Map<String, String> connectorConfig() {
-    Map<String, String> c = new HashMap<>();
-    c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
-    c.put("tasks.max", String.valueOf(PARTITIONS));
-    c.put("topics", TOPIC);
-    c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-    c.put("value.converter.schemas.enable", "true");
-    c.put("delta.table.path", tablePath());
+    Map<String, String> c = ConnectCluster.jsonSinkConfig(TOPIC, PARTITIONS, tablePath(), true);
     c.put("delta.table.partition.columns", "region");
     c.put("flush.interval.ms", "3000");
     c.putAll(storageConfig());
@@ -88,10 +80,7 @@ abstract class AbstractCoreSinkIT {
   void everyRecordExactlyOnceAcrossWorkerLossAndRestart() throws Exception {
     long t0 = System.nanoTime();
     connect.kafka().createTopic(TOPIC, PARTITIONS);
-    connect.configureConnector(CONNECTOR, connectorConfig());
-    connect
-        .assertions()
-        .assertConnectorAndExactlyNumTasksAreRunning(CONNECTOR, PARTITIONS, "tasks did not start");
+    ConnectCluster.runConnector(connect, CONNECTOR, connectorConfig(), PARTITIONS);
 
     OrderRecords records = new OrderRecords();
     try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {

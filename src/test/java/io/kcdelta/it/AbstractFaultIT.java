@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -157,18 +156,10 @@ abstract class AbstractFaultIT {
     }
 
     Map<String, String> baseConfig() {
-      Map<String, String> c = new HashMap<>();
-      c.put("connector.class", "io.kcdelta.DeltaSinkConnector");
-      c.put("tasks.max", String.valueOf(TASKS));
-      c.put("topics", topic);
-      c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-      c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-      c.put("value.converter.schemas.enable", "true");
-      c.put("delta.table.path", table);
+      Map<String, String> c = ConnectCluster.jsonSinkConfig(topic, TASKS, table, true);
       c.put("delta.table.partition.columns", "region");
       // One table takes about one commit a second here (s3proxy on disk, dynalite, 2 shared cores):
-      // more
-      // frequent flushes from 8 tasks only make them lose version races to each other.
+      // more frequent flushes from 8 tasks only make them lose version races to each other.
       c.put("flush.interval.ms", "3000");
       c.putAll(s3.connectorConfig());
       c.putAll(dynamo.connectorConfig(DDB_TABLE));
@@ -184,8 +175,7 @@ abstract class AbstractFaultIT {
       Map<String, String> c = baseConfig();
       c.putAll(overrides);
       config = c;
-      connect.configureConnector(connector, c);
-      awaitTasksRunning(expectedTasks);
+      ConnectCluster.runConnector(connect, connector, c, expectedTasks);
     }
 
     void awaitTasksRunning(int tasks) throws InterruptedException {

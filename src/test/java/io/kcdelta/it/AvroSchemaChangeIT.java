@@ -43,11 +43,7 @@ class AvroSchemaChangeIT {
       Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
       c.put("value.converter", IndexedAvroConverter.class.getName());
       c.put("flush.interval.ms", "1000");
-      connect.configureConnector(CONNECTOR, c);
-      connect
-          .assertions()
-          .assertConnectorAndExactlyNumTasksAreRunning(
-              CONNECTOR, PARTITIONS, "tasks did not start");
+      ConnectCluster.runConnector(connect, CONNECTOR, c, PARTITIONS);
       Configuration conf = new Configuration();
 
       try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {

@@ -46,6 +46,26 @@ public final class ConnectCluster {
     return c;
   }
 
+  /** {@link #sinkConfig} with JSON values, in the schema envelope or plain. */
+  public static Map<String, String> jsonSinkConfig(
+      String topic, int tasks, String tablePath, boolean schemas) {
+    Map<String, String> c = sinkConfig(topic, tasks, tablePath);
+    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter.schemas.enable", String.valueOf(schemas));
+    return c;
+  }
+
+  /** Creates (or reconfigures) the connector and waits until exactly {@code tasks} tasks run. */
+  public static void runConnector(
+      EmbeddedConnectCluster connect, String name, Map<String, String> config, int tasks)
+      throws InterruptedException {
+    connect.configureConnector(name, config);
+    connect
+        .assertions()
+        .assertConnectorAndExactlyNumTasksAreRunning(
+            name, tasks, name + " did not run " + tasks + " tasks");
+  }
+
   public static KafkaProducer<byte[], byte[]> producer(EmbeddedConnectCluster connect) {
     Map<String, Object> props = new HashMap<>();
     props.put(ProducerConfig.LINGER_MS_CONFIG, 20);

@@ -56,9 +56,7 @@ class RecordColumnsIT {
     EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 1);
     try {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
-      Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
-      c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-      c.put("value.converter.schemas.enable", "true");
+      Map<String, String> c = ConnectCluster.jsonSinkConfig(TOPIC, PARTITIONS, table, true);
       c.put("flush.interval.ms", "2000");
       c.put(
           "delta.record.metadata.columns",
@@ -66,11 +64,7 @@ class RecordColumnsIT {
       c.put("delta.record.key.column", "order_key");
       c.put("delta.record.timestamp.date.column", "kafka_date");
       c.put("delta.table.partition.columns", "kafka_date");
-      connect.configureConnector(CONNECTOR, c);
-      connect
-          .assertions()
-          .assertConnectorAndExactlyNumTasksAreRunning(
-              CONNECTOR, PARTITIONS, "tasks did not start");
+      ConnectCluster.runConnector(connect, CONNECTOR, c, PARTITIONS);
 
       Map<Long, Produced> produced = produce(connect);
       Configuration conf = new Configuration();

@@ -137,19 +137,13 @@ class SchemalessJsonIT {
     try {
       connect.kafka().createTopic(TOPIC, PARTITIONS);
       connect.kafka().createTopic(DLQ, 1);
-      Map<String, String> c = ConnectCluster.sinkConfig(TOPIC, PARTITIONS, table);
-      c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-      c.put("value.converter.schemas.enable", "false");
+      Map<String, String> c = ConnectCluster.jsonSinkConfig(TOPIC, PARTITIONS, table, false);
       c.put("flush.interval.ms", "2000");
       c.put("errors.tolerance", "all");
       c.put("errors.deadletterqueue.topic.name", DLQ);
       c.put("errors.deadletterqueue.topic.replication.factor", "1");
       c.put("errors.deadletterqueue.context.headers.enable", "true");
-      connect.configureConnector(CONNECTOR, c);
-      connect
-          .assertions()
-          .assertConnectorAndExactlyNumTasksAreRunning(
-              CONNECTOR, PARTITIONS, "tasks did not start");
+      ConnectCluster.runConnector(connect, CONNECTOR, c, PARTITIONS);
 
       try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
         int badSent = 0;
