@@ -40,11 +40,14 @@ final class LogCheckpoints {
 
   private final Object lock = new Object();
 
-  /** The version due and not started yet (-1: none). */
-  private long waiting = -1;
+  /**
+   * A version due for a checkpoint, and the commit log's snapshot of it when the commit left it
+   * current (else null).
+   */
+  private record Due(long version, SnapshotImpl snapshot) {}
 
-  /** The commit log's snapshot of {@link #waiting} when the commit left it current, else null. */
-  private SnapshotImpl waitingSnapshot;
+  /** The checkpoint due and not started yet (null: none). */
+  private Due waiting;
 
   private boolean writing;
 
@@ -86,9 +89,8 @@ final class LogCheckpoints {
     // between, and the checkpoint needs no listing of the log to find the version again.
     Snapshot current = log.snapshot();
     synchronized (lock) {
-      if (version > waiting) {
-        waiting = version;
-        waitingSnapshot = current.getVersion() == version ? (SnapshotImpl) current : null;
+      if (waiting == null || version > waiting.version()) {
+        waiting = new Due(version, current.getVersion() == version ? (SnapshotImpl) current : null);
       }
       if (writing) {
         return;
@@ -112,30 +114,28 @@ final class LogCheckpoints {
 
   private void writeUntilNoneWaits(DeltaLog log) {
     while (true) {
-      long version;
-      SnapshotImpl snapshot;
+      Due due;
       synchronized (lock) {
-        if (waiting < 0) {
+        due = waiting;
+        waiting = null;
+        if (due == null) {
           writing = false;
           return;
         }
-        version = waiting;
-        snapshot = waitingSnapshot;
-        waiting = -1;
-        waitingSnapshot = null;
       }
-      write(log, version, snapshot);
+      write(log, due);
     }
   }
 
-  private void write(DeltaLog log, long version, SnapshotImpl committed) {
+  private void write(DeltaLog log, Due due) {
+    long version = due.version();
     long started = System.nanoTime();
     try {
       Unchecked.call(
           () -> {
             SnapshotImpl snapshot =
-                committed != null
-                    ? committed
+                due.snapshot() != null
+                    ? due.snapshot()
                     : (SnapshotImpl) log.getSnapshotForVersionAsOf(version);
             writer().checkpoint(snapshot);
             return null;
@@ -155,9 +155,16 @@ final class LogCheckpoints {
     }
   }
 
+  /**
+   * The log that writes the checkpoint, brought up to date: after the checkpoint it deletes expired
+   * log files as its current snapshot's table properties say ({@code delta.logRetentionDuration},
+   * {@code delta.enableExpiredLogCleanup}), which may have changed since it was opened.
+   */
   private DeltaLogImpl writer() {
     if (writer == null) {
       writer = (DeltaLogImpl) DeltaLog.forTable(conf, root);
+    } else {
+      writer.update();
     }
     return writer;
   }

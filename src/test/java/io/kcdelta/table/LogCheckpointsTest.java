@@ -17,6 +17,9 @@ import io.kcdelta.parquet.DataFile;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -118,14 +121,7 @@ class LogCheckpointsTest {
   void theTablesCheckpointIntervalIsHonoured() throws Exception {
     offset = 0;
     commit();
-    OptimisticTransaction txn = DeltaLog.forTable(new Configuration(), table).startTransaction();
-    Metadata m = txn.metadata();
-    txn.updateMetadata(
-        m.copyBuilder().configuration(Map.of("delta.checkpointInterval", "3")).build());
-    txn.commit(
-        List.of(),
-        new io.delta.standalone.Operation(io.delta.standalone.Operation.Name.SET_TABLE_PROPERTIES),
-        "test");
+    setProperty("delta.checkpointInterval", "3");
     // Versions 0 and 1 are in the table; the group commits 2..9.
     for (int i = 0; i < 8; i++) {
       commit();
@@ -133,6 +129,40 @@ class LogCheckpointsTest {
     }
 
     assertEquals(List.of(3L, 6L, 9L), checkpointVersions());
+  }
+
+  @Test
+  void expiredLogFilesAreCleanedUpAsTheTablesCurrentPropertiesSay() throws Exception {
+    offset = 0;
+    while (commit() < 10) {}
+    runHandedOff();
+    // Set after the checkpoint writer was opened: 1 day instead of the default 30.
+    setProperty("delta.logRetentionDuration", "interval 1 day");
+    FileTime old = FileTime.from(Instant.now().minus(Duration.ofDays(3)));
+    for (int v = 0; v <= 10; v++) {
+      Files.setLastModifiedTime(dir.resolve(String.format("t/_delta_log/%020d.json", v)), old);
+    }
+    Files.setLastModifiedTime(
+        dir.resolve("t/_delta_log/00000000000000000010.checkpoint.parquet"), old);
+    while (commit() < 20) {}
+    runHandedOff();
+
+    assertFalse(Files.exists(dir.resolve("t/_delta_log/00000000000000000000.json")));
+    // Every file the group committed is still in the table, read from checkpoint 20 on.
+    assertEquals(
+        offset, DeltaLog.forTable(new Configuration(), table).update().getAllFiles().size());
+  }
+
+  private void setProperty(String key, String value) {
+    OptimisticTransaction txn = DeltaLog.forTable(new Configuration(), table).startTransaction();
+    Metadata m = txn.metadata();
+    Map<String, String> properties = new java.util.HashMap<>(m.getConfiguration());
+    properties.put(key, value);
+    txn.updateMetadata(m.copyBuilder().configuration(properties).build());
+    txn.commit(
+        List.of(),
+        new io.delta.standalone.Operation(io.delta.standalone.Operation.Name.SET_TABLE_PROPERTIES),
+        "test");
   }
 
   @Test
