@@ -115,8 +115,7 @@ public final class CommitGroups {
   private static CommitGroup create(
       String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
     LogCommitter committer = new LogCommitter(path, conf, config, checkpoints);
-    return new CommitGroup(
-        lingerMs(config), committer, appIds -> DeltaCommitter.read(committer.log(), appIds));
+    return new CommitGroup(lingerMs(config), committer, committer::read);
   }
 
   /**
@@ -143,6 +142,10 @@ public final class CommitGroups {
         log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
       }
       return log;
+    }
+
+    DeltaCommitter.LogRead read(Set<String> appIds) {
+      return committer.read(log(), appIds);
     }
 
     @Override

@@ -17,6 +17,7 @@ import io.kcdelta.schema.SchemaEvolution;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +30,7 @@ import org.apache.kafka.common.TopicPartition;
  * Turns the {@link Batch}es of a commit group's round into one Delta commit, leaving out each batch
  * whose Kafka partitions the table says another writer committed since its task last did (fencing).
  *
- * <p>The check and the commit happen in one optimistic transaction: {@code txnVersion} registers
+ * <p>The check and the commit happen in one optimistic transaction: {@link TxnVersions} registers
  * the appIds as read, so a concurrent commit touching them between the check and our commit makes
  * Delta Standalone throw {@link ConcurrentTransactionException} instead of committing.
  */
@@ -42,6 +43,9 @@ final class DeltaCommitter {
 
   private final String appIdPrefix;
   private final SchemaEvolution.Mode evolution;
+
+  /** Of the one log this committer commits to. */
+  private final TxnVersions txnVersions = new TxnVersions();
 
   DeltaCommitter(String appIdPrefix, SchemaEvolution.Mode evolution) {
     this.appIdPrefix = appIdPrefix;
@@ -82,13 +86,12 @@ final class DeltaCommitter {
    */
   record LogRead(Metadata metadata, Map<String, Long> txnVersions) {}
 
-  static LogRead read(DeltaLog log, Set<String> appIds) {
+  LogRead read(DeltaLog log, Set<String> appIds) {
     return Unchecked.call(
         () -> {
           OptimisticTransaction txn = log.startTransaction();
-          Map<String, Long> versions = new HashMap<>();
-          appIds.forEach(id -> versions.put(id, txn.txnVersion(id)));
-          return new LogRead(txn.readVersion() < 0 ? null : txn.metadata(), versions);
+          return new LogRead(
+              txn.readVersion() < 0 ? null : txn.metadata(), txnVersions.read(log, txn, appIds));
         });
   }
 
@@ -117,13 +120,16 @@ final class DeltaCommitter {
   private List<Outcome> tryCommit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
     for (int attempt = 1; ; attempt++) {
       OptimisticTransaction txn = log.startTransaction();
+      Set<String> appIds = new HashSet<>();
+      entries.forEach(e -> e.batch.lastOffsets().keySet().forEach(tp -> appIds.add(appId(tp))));
+      Map<String, Long> tableVersions = txnVersions.read(log, txn, appIds);
       Outcome[] outcomes = new Outcome[entries.size()];
       List<Integer> included = new ArrayList<>();
       for (int i = 0; i < entries.size(); i++) {
         Batch batch = entries.get(i).batch;
         Map<TopicPartition, Long> actual = new HashMap<>();
         for (TopicPartition tp : batch.lastOffsets().keySet()) {
-          actual.put(tp, txn.txnVersion(appId(tp)));
+          actual.put(tp, tableVersions.get(appId(tp)));
         }
         if (actual.equals(entries.get(i).expected)) {
           included.add(i);
