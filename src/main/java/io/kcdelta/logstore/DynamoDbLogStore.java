@@ -269,7 +269,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
       }
     }
     listed.sort(Comparator.comparing(f -> f.getPath().getName()));
-    listedCommits.remember(listed);
+    listedCommits.remember(from, listed);
     return listed.iterator();
   }
 
@@ -397,14 +397,29 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * The statuses of the commit files ({@code NNN.json}) of the latest listing, by qualified path.
-   * Replaced whole by every listing, so it never holds more than one listing's worth.
+   * The statuses of the commit files ({@code NNN.json}) of the latest listing, by qualified path,
+   * and of up to {@link #MAX_EARLIER} commits below where it started, from earlier listings of the
+   * same directory. Why those: a listing starts at the last checkpoint, but a reader that knew the
+   * table before that checkpoint (the sink's txn versions) reads the commits since, which are then
+   * only in an earlier listing. A listed name the new listing does not show (a recreated table, a
+   * file cleaned up) is dropped with it; commit files are never modified, so a kept status stays
+   * right for as long as its file exists.
    */
   static final class ListedCommits {
+    static final int MAX_EARLIER = 100;
+
     private volatile Map<Path, FileStatus> byPath = Map.of();
 
-    void remember(List<FileStatus> listing) {
+    /** {@code listing}: of one directory, the names from {@code fromName} on. */
+    synchronized void remember(String fromName, List<FileStatus> listing) {
       Map<Path, FileStatus> m = new HashMap<>();
+      Path dir = listing.isEmpty() ? null : listing.get(0).getPath().getParent();
+      byPath.values().stream()
+          .filter(f -> f.getPath().getParent().equals(dir))
+          .filter(f -> f.getPath().getName().compareTo(fromName) < 0)
+          .sorted(Comparator.comparing((FileStatus f) -> f.getPath().getName()).reversed())
+          .limit(MAX_EARLIER)
+          .forEach(f -> m.put(f.getPath(), f));
       for (FileStatus f : listing) {
         if (f.isFile() && DELTA_FILE.matcher(f.getPath().getName()).matches()) {
           m.put(f.getPath(), f);

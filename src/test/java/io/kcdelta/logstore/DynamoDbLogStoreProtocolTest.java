@@ -312,6 +312,23 @@ class DynamoDbLogStoreProtocolTest {
         java.io.FileNotFoundException.class, () -> store.read(deltaFile(tablePath, 1), conf));
   }
 
+  @Test
+  void aCommitBelowWhereTheLatestListingStartedStaysReadableFromAnEarlierListing()
+      throws IOException {
+    write(0, addLine("a"));
+    write(1, addLine("b"));
+    write(2, addLine("c"));
+    names(store.listFrom(deltaFile(tablePath, 0), conf));
+    lines(store.read(deltaFile(tablePath, 1), conf));
+    // A reader that knew version 0 lists again from a checkpoint at 2, then reads commit 1.
+    names(store.listFrom(deltaFile(tablePath, 2), conf));
+    fs().delete(deltaFile(tablePath, 1), false);
+    assertEquals(
+        List.of(addLine("b")),
+        lines(store.read(deltaFile(tablePath, 1), conf)),
+        "served with the status of the earlier listing (from the cache), not asked of S3 again");
+  }
+
   private static List<String> lines(io.delta.storage.CloseableIterator<String> it)
       throws IOException {
     List<String> out = new java.util.ArrayList<>();
