@@ -257,20 +257,31 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     if (latest.isPresent() && !latest.get().complete()) {
       recover(fs, logDir, latest.get());
     }
-    // As HadoopFileSystemLogStore.listFrom, minus its exists() probe of the log directory (on S3A
-    // a HEAD and a LIST before the listing's own LIST): listStatus throws FileNotFoundException
-    // for a missing directory itself.
-    FileStatus[] files = fs.listStatus(path.getParent());
     String from = path.getName();
+    List<FileStatus> listed = S3ListFrom.listFrom(fs, path.getParent(), from);
+    if (listed == null || listed.isEmpty()) {
+      // Nothing from there on may mean no directory: listStatus tells, as Delta expects.
+      listed = listDirectoryFrom(fs, path.getParent(), from);
+    }
+    listedCommits.remember(from, listed);
+    return listed.iterator();
+  }
+
+  /**
+   * As HadoopFileSystemLogStore.listFrom, minus its exists() probe of the log directory (on S3A a
+   * HEAD and a LIST before the listing's own LIST): listStatus throws FileNotFoundException for a
+   * missing directory itself.
+   */
+  private static List<FileStatus> listDirectoryFrom(FileSystem fs, Path dir, String from)
+      throws IOException {
     List<FileStatus> listed = new ArrayList<>();
-    for (FileStatus f : files) {
+    for (FileStatus f : fs.listStatus(dir)) {
       if (f.getPath().getName().compareTo(from) >= 0) {
         listed.add(f);
       }
     }
     listed.sort(Comparator.comparing(f -> f.getPath().getName()));
-    listedCommits.remember(from, listed);
-    return listed.iterator();
+    return listed;
   }
 
   /**
