@@ -17,12 +17,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
@@ -419,29 +420,34 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
   static final class ListedCommits {
     static final int MAX_EARLIER = 100;
 
-    private volatile Map<Path, FileStatus> byPath = Map.of();
+    /** The commits of one directory by name; dir null: none. */
+    private record Listing(Path dir, NavigableMap<String, FileStatus> byName) {}
+
+    private volatile Listing latest = new Listing(null, Collections.emptyNavigableMap());
 
     /** {@code listing}: of one directory, the names from {@code fromName} on. */
     synchronized void remember(String fromName, List<FileStatus> listing) {
-      Map<Path, FileStatus> m = new HashMap<>();
       Path dir = listing.isEmpty() ? null : listing.get(0).getPath().getParent();
-      byPath.values().stream()
-          .filter(f -> f.getPath().getParent().equals(dir))
-          .filter(f -> f.getPath().getName().compareTo(fromName) < 0)
-          .sorted(Comparator.comparing((FileStatus f) -> f.getPath().getName()).reversed())
-          .limit(MAX_EARLIER)
-          .forEach(f -> m.put(f.getPath(), f));
+      TreeMap<String, FileStatus> byName = new TreeMap<>();
+      if (dir != null && dir.equals(latest.dir())) {
+        latest.byName().headMap(fromName, false).descendingMap().values().stream()
+            .limit(MAX_EARLIER)
+            .forEach(f -> byName.put(f.getPath().getName(), f));
+      }
       for (FileStatus f : listing) {
-        if (f.isFile() && DELTA_FILE.matcher(f.getPath().getName()).matches()) {
-          m.put(f.getPath(), f);
+        String name = f.getPath().getName();
+        if (f.isFile() && DELTA_FILE.matcher(name).matches()) {
+          byName.put(name, f);
         }
       }
-      byPath = m;
+      latest = new Listing(dir, byName);
     }
 
     FileStatus get(Path path) {
-      Map<Path, FileStatus> m = byPath;
-      return m.isEmpty() ? null : m.get(path);
+      Listing l = latest;
+      return l.dir() != null && l.dir().equals(path.getParent())
+          ? l.byName().get(path.getName())
+          : null;
     }
   }
 
