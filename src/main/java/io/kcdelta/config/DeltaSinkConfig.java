@@ -239,8 +239,10 @@ public final class DeltaSinkConfig extends AbstractConfig {
         Importance.HIGH,
         "How writers of the table exclude each other on the Delta log. 'dynamodb' (default for s3a:// "
             + "tables): a DynamoDB table decides each log version, compatible with Delta's "
-            + "S3DynamoDBLogStore used by Spark. 'filesystem' (default otherwise): the file system's own "
-            + "atomic create; on S3 safe only when this connector is the table's single writer.",
+            + "S3DynamoDBLogStore used by Spark. 'filesystem' (default otherwise, for file:// tables): "
+            + "each log version is created by a hard link, which the file system grants to one writer "
+            + "only, so the tasks, workers and connectors that share the file system exclude each "
+            + "other (Spark writers of the same file:// table, on Delta's default store, do not).",
         GROUP_LOG_STORE,
         ++o,
         Width.SHORT,

@@ -2,6 +2,7 @@ package io.kcdelta.config;
 
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
+import io.kcdelta.logstore.LocalFileLogStore;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
@@ -73,6 +74,8 @@ public final class HadoopConfigurationFactory {
 
   private static void applyLogStore(DeltaSinkConfig config, Configuration conf) {
     if (!DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())) {
+      // file:// tables: Delta's default for the scheme lets two writers both take a version.
+      conf.set(LocalFileLogStore.LOG_STORE_FILE_IMPL, LocalFileLogStore.class.getName());
       return;
     }
     conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());

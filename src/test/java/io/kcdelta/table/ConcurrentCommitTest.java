@@ -39,7 +39,8 @@ class ConcurrentCommitTest {
   @Test
   void racingCommittersLandEveryCommitOnce() throws Exception {
     Configuration conf = new Configuration(false);
-    conf.set("delta.logStore.file.impl", ExclusiveLocalLogStore.class.getName());
+    // The store the connector uses for file:// tables (its writers exclude each other across logs).
+    conf.set("delta.logStore.file.impl", "io.kcdelta.logstore.LocalFileLogStore");
     String table = dir.toUri().toString();
     createPartitionedTable(DeltaLog.forTable(conf, table));
 

@@ -1,0 +1,177 @@
+package io.kcdelta.logstore;
+
+import static io.kcdelta.logstore.LogStoreTestSupport.deltaFile;
+import static io.kcdelta.logstore.LogStoreTestSupport.read;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.actions.AddFile;
+import io.delta.storage.LogStore;
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.config.HadoopConfigurationFactory;
+import java.io.FileNotFoundException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Writers of a {@code file://} table, each with a store of its own (as each DeltaLog has, and each
+ * worker JVM), race for the same versions: every version has exactly one writer.
+ */
+class LocalFileLogStoreTest {
+  private static final int WRITERS = 16;
+  private static final int VERSIONS = 100;
+
+  @TempDir java.nio.file.Path dir;
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void storesRacingForEachVersionGiveItToExactlyOneWriter() throws Exception {
+    Configuration conf = HadoopConfigurationFactory.create(config(dir.toUri().toString()));
+    java.nio.file.Path logDir = Files.createDirectories(dir.resolve("_delta_log"));
+    Map<Long, String> winnerOf = new ConcurrentHashMap<>();
+    CyclicBarrier together = new CyclicBarrier(WRITERS);
+    List<Future<?>> writers = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+    for (int w = 0; w < WRITERS; w++) {
+      String writer = "w" + w;
+      writers.add(
+          pool.submit(
+              () -> {
+                LogStore store = newStore(conf);
+                for (long v = 0; v < VERSIONS; v++) {
+                  together.await();
+                  Path file = new Path(logDir.toUri().toString(), String.format("%020d.json", v));
+                  try {
+                    store.write(file, List.of(writer + " " + v).iterator(), false, conf);
+                    String previous = winnerOf.putIfAbsent(v, writer);
+                    assertNull(
+                        previous, "version " + v + " written by " + previous + " and " + writer);
+                  } catch (FileAlreadyExistsException lost) {
+                    // another writer has this version
+                  }
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : writers) {
+      f.get(2, TimeUnit.MINUTES);
+    }
+    pool.shutdown();
+
+    assertEquals(VERSIONS, winnerOf.size(), "every version has a writer");
+    for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
+      assertEquals(
+          e.getValue() + " " + e.getKey() + "\n",
+          Files.readString(logDir.resolve(String.format("%020d.json", e.getKey()))),
+          "version " + e.getKey() + " holds its writer's actions");
+    }
+    try (var temps = Files.list(logDir.resolve(".tmp"))) {
+      assertEquals(List.of(), temps.toList(), "no temp file is left behind");
+    }
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void deltaLogsOfOneTableAppendingAtOnceLandEveryCommitOnce() throws Exception {
+    String tablePath = dir.toUri().toString();
+    Configuration conf = HadoopConfigurationFactory.create(config(tablePath));
+    LogStoreTestSupport.createDeltaTable(conf, tablePath);
+    int threads = 8;
+    int commits = 10;
+    Map<Long, String> winnerOf = new ConcurrentHashMap<>();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      futures.add(
+          pool.submit(
+              () -> {
+                DeltaLog log = DeltaLog.forTable(conf, tablePath);
+                start.await();
+                for (int i = 0; i < commits; i++) {
+                  String file = "t" + thread + "-" + i + ".parquet";
+                  long version = LogStoreTestSupport.appendFile(log, file);
+                  assertNull(winnerOf.putIfAbsent(version, file), "version " + version + " twice");
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : futures) {
+      f.get(2, TimeUnit.MINUTES);
+    }
+    pool.shutdown();
+
+    assertEquals(
+        LongStream.rangeClosed(1, threads * commits).boxed().toList(),
+        List.copyOf(new TreeMap<>(winnerOf).keySet()),
+        "versions 1..N, contiguous");
+    for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
+      assertTrue(
+          read(conf, deltaFile(tablePath, e.getKey()))
+              .contains("\"path\":\"" + e.getValue() + "\""),
+          "version " + e.getKey() + " holds its committer's file " + e.getValue());
+    }
+    Set<String> files =
+        DeltaLog.forTable(conf, tablePath).update().getAllFiles().stream()
+            .map(AddFile::getPath)
+            .collect(Collectors.toSet());
+    assertEquals(Set.copyOf(winnerOf.values()), files);
+  }
+
+  @Test
+  void overwriteReplacesAndAMissingLogDirectoryIsNotCreated() throws Exception {
+    Configuration conf = HadoopConfigurationFactory.create(config(dir.toUri().toString()));
+    LogStore store = newStore(conf);
+    Path missing = new Path(dir.resolve("none/_delta_log/00000000000000000000.json").toUri());
+    assertThrows(FileNotFoundException.class, () -> store.write(missing, lines("a"), false, conf));
+
+    java.nio.file.Path logDir = Files.createDirectories(dir.resolve("_delta_log"));
+    Path checkpoint = new Path(logDir.resolve("_last_checkpoint").toUri());
+    store.write(checkpoint, lines("{\"version\":10}"), true, conf);
+    store.write(checkpoint, lines("{\"version\":20}"), true, conf);
+    assertEquals("{\"version\":20}\n", Files.readString(logDir.resolve("_last_checkpoint")));
+    assertThrows(
+        FileAlreadyExistsException.class,
+        () -> store.write(checkpoint, lines("{\"version\":30}"), false, conf));
+    assertEquals("{\"version\":20}\n", Files.readString(logDir.resolve("_last_checkpoint")));
+  }
+
+  private static LogStore newStore(Configuration conf) {
+    assertEquals(
+        LocalFileLogStore.class.getName(),
+        conf.get(LocalFileLogStore.LOG_STORE_FILE_IMPL),
+        "the connector's configuration selects this store for file:// tables");
+    return new LocalFileLogStore(conf);
+  }
+
+  private static Iterator<String> lines(String... lines) {
+    return List.of(lines).iterator();
+  }
+
+  private static DeltaSinkConfig config(String tablePath) {
+    return new DeltaSinkConfig(Map.of("name", "local-store-test", "delta.table.path", tablePath));
+  }
+}
