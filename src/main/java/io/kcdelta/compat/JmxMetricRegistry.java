@@ -7,6 +7,7 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.utils.Time;
@@ -49,8 +50,25 @@ final class JmxMetricRegistry implements TaskMetricRegistry {
   }
 
   @Override
-  public MetricName metricName(String name, String description) {
-    return metrics.metricName(name, GROUP, description, tags);
+  public MetricName metricName(String name, String description, Map<String, String> more) {
+    Map<String, String> all = new LinkedHashMap<>(tags);
+    all.putAll(more);
+    return metrics.metricName(name, GROUP, description, all);
+  }
+
+  @Override
+  public void addMetric(MetricName name, MetricValueProvider<?> value) {
+    metrics.addMetric(name, value);
+  }
+
+  @Override
+  public void removeMetric(MetricName name) {
+    metrics.removeMetric(name);
+  }
+
+  @Override
+  public void removeSensor(String name) {
+    metrics.removeSensor(name);
   }
 
   @Override

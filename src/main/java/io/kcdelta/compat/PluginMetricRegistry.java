@@ -1,7 +1,9 @@
 package io.kcdelta.compat;
 
 import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.Sensor;
 
@@ -30,8 +32,23 @@ final class PluginMetricRegistry implements TaskMetricRegistry {
   }
 
   @Override
-  public MetricName metricName(String name, String description) {
-    return metrics.metricName(name, description, new LinkedHashMap<>());
+  public MetricName metricName(String name, String description, Map<String, String> tags) {
+    return metrics.metricName(name, description, new LinkedHashMap<>(tags));
+  }
+
+  @Override
+  public void addMetric(MetricName name, MetricValueProvider<?> value) {
+    metrics.addMetric(name, value);
+  }
+
+  @Override
+  public void removeMetric(MetricName name) {
+    metrics.removeMetric(name);
+  }
+
+  @Override
+  public void removeSensor(String name) {
+    metrics.removeSensor(sensorPrefix + name);
   }
 
   @Override

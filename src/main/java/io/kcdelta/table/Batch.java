@@ -12,12 +12,23 @@ import org.apache.kafka.common.TopicPartition;
  * @param lastOffsets per Kafka partition, the offset of the last record covered (the txn version)
  * @param schema the table schema these files need (the table's own when nothing evolved)
  * @param partitionColumns the partition columns the files were laid out by
+ * @param newestTimestampMs the newest Kafka timestamp of the records covered (-1: none had one)
  */
 record Batch(
     List<PendingFile> files,
     Map<TopicPartition, Long> lastOffsets,
     StructType schema,
-    List<String> partitionColumns) {
+    List<String> partitionColumns,
+    long newestTimestampMs) {
+
+  /** A batch of records without timestamps. */
+  Batch(
+      List<PendingFile> files,
+      Map<TopicPartition, Long> lastOffsets,
+      StructType schema,
+      List<String> partitionColumns) {
+    this(files, lastOffsets, schema, partitionColumns, -1);
+  }
 
   long rows() {
     return files.stream().mapToLong(f -> f.file().numRecords()).sum();

@@ -60,9 +60,14 @@ final class DeltaCommitter {
 
   /**
    * The batch is durable in version {@code version} (-1: it was already durable from an earlier
-   * attempt).
+   * attempt). {@code rebased}: another writer took the version the commit first tried, or changed
+   * the metadata concurrently, and the commit went on from the newer log.
    */
-  record Committed(long version) implements Outcome {}
+  record Committed(long version, boolean rebased) implements Outcome {
+    Committed(long version) {
+      this(version, false);
+    }
+  }
 
   /**
    * Another writer owns some of the batch's partitions now; {@code versions} is what the table
@@ -148,7 +153,8 @@ final class DeltaCommitter {
         List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
         CommitResult result =
             txn.commit(actions(root, batches), operation(partitionColumns), ENGINE_INFO);
-        included.forEach(i -> outcomes[i] = new Committed(result.getVersion()));
+        boolean rebased = attempt > 1 || result.getVersion() > txn.readVersion() + 1;
+        included.forEach(i -> outcomes[i] = new Committed(result.getVersion(), rebased));
         return List.of(outcomes);
       } catch (ConcurrentTransactionException e) {
         // A concurrent commit touched one of our appIds: the next round sees it and fences.

@@ -69,7 +69,7 @@ public final class DeltaSinkWriter {
   private final CommitGroups groups;
 
   private final Map<String, Table> tables = new HashMap<>();
-  private final PartitionOffsets offsets = new PartitionOffsets();
+  private final PartitionOffsets offsets;
   private boolean failed;
 
   /**
@@ -109,6 +109,7 @@ public final class DeltaSinkWriter {
     this.check = new RecordCheck(config, origin);
     this.errant = new ErrantRecords(reporter, metrics);
     this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());
+    this.offsets = new PartitionOffsets(metrics);
   }
 
   // ---------------------------------------------------------------- open
@@ -184,6 +185,7 @@ public final class DeltaSinkWriter {
       }
       commitDueTables(now);
     } catch (RetriableException e) {
+      offsets.publish();
       // Connect delivers this same batch again; the seeks asked so far apply only after that.
       throw e;
     } catch (RuntimeException e) {
@@ -191,6 +193,7 @@ public final class DeltaSinkWriter {
       throw e;
     }
     offsets.seeksApplied();
+    offsets.publish();
   }
 
   /** The state of the table the record's partition writes to (null: not opened). */
@@ -212,6 +215,7 @@ public final class DeltaSinkWriter {
     }
     if (write(record, p.table, tp, offset, now)) {
       p.seen(offset);
+      p.table.received(now);
       if (openFiles.rowWritten()) {
         boundOpenFiles();
       }
@@ -225,25 +229,25 @@ public final class DeltaSinkWriter {
     Verdict verdict = check.check(record, table.state);
     if (verdict instanceof Row row) {
       try {
-        table.files.write(row.value(), row.layout(), tp, offset, now);
+        table.files.write(row.value(), row.layout(), tp, offset, now, record.timestamp());
         metrics.recordAccepted();
         return true;
       } catch (DataException e) {
         // A value the encoder rejects (e.g. a decimal wider than its column); it checks the whole
         // value before writing any of it, so the open file stays intact.
-        verdict = check.cannotBeWritten(record, table.state, e);
+        verdict = check.cannotBeWritten(record, table.state, e, SinkMetrics.ErrantCause.VALUE);
       } catch (IOException | RuntimeException e) {
         rewindTable(table, "writing a data file", e);
         return false;
       }
     }
     if (verdict instanceof Errant bad) {
-      errant.report(record, bad.problem());
+      errant.report(record, bad);
     } else {
       metrics.recordSkipped();
     }
     // Not a row, but its offset is covered by the next commit.
-    table.files.markProcessed(tp, offset, now);
+    table.files.markProcessed(tp, offset, now, record.timestamp());
     return true;
   }
 
@@ -254,6 +258,7 @@ public final class DeltaSinkWriter {
         t = openFiles.overBudget(tables.values())) {
       try {
         t.files.finishLargest();
+        t.metrics.finishedEarly();
       } catch (IOException | RuntimeException e) {
         rewindTable(t, "finishing a data file early", e);
       }
@@ -278,6 +283,7 @@ public final class DeltaSinkWriter {
       }
       table.group.commitIfDue(now);
       settle(table);
+      table.publish();
     }
   }
 
@@ -285,9 +291,11 @@ public final class DeltaSinkWriter {
   private void handIn(Table table, long now) {
     errant.awaitReports();
     Batch batch;
+    table.metrics.handedIn();
     try {
       batch = table.drain();
     } catch (IOException | RuntimeException e) {
+      table.metrics.failed();
       rewindTable(table, "finishing data files", e);
       return;
     }
@@ -329,6 +337,7 @@ public final class DeltaSinkWriter {
     table.inFlight = null;
     if (inDoubt(outcome)) {
       // The files are finished and stay valid: keep them for the next attempt.
+      table.metrics.failed();
       table.files.requeue(entry.batch);
       throw failures.retriableOrFail(
           table, "The commit to " + table.path(), ((Failed) outcome).cause());
@@ -357,23 +366,26 @@ public final class DeltaSinkWriter {
   private void conclude(Table table, CommitGroup.Entry entry, Outcome outcome) {
     Batch batch = entry.batch;
     if (outcome instanceof Failed) {
+      table.metrics.failed();
       table.files.deleteUncommitted(batch.files());
+      table.decided();
       return;
     }
     table.healthy();
     if (outcome instanceof Committed c) {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
-      metrics.recordCommit(batch, entry.latencyMs());
+      table.metrics.committed(batch, c.version(), c.rebased(), entry.latencyMs());
       ProtocolLog.committed(table, c.version(), batch, entry);
     } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());
-      metrics.recordFenced();
+      table.metrics.fenced(entry.latencyMs());
       ProtocolLog.fenced(table, batch, f.versions(), entry.expected);
       offsets.durable(f.versions());
     } else {
       ProtocolLog.nothingToCommit(table, batch);
     }
+    table.decided();
   }
 
   /**
@@ -453,6 +465,8 @@ public final class DeltaSinkWriter {
       }
     } finally {
       offsets.closed(partitions);
+      offsets.publish();
+      affected.forEach(Table::publish);
     }
     tables
         .values()
@@ -480,6 +494,7 @@ public final class DeltaSinkWriter {
 
   private Table tableFor(String topic) {
     return tables.computeIfAbsent(
-        config.tablePath(topic), path -> new Table(path, conf, config, groups));
+        config.tablePath(topic),
+        path -> new Table(path, conf, config, groups, metrics.forTable(path)));
   }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -26,12 +25,12 @@ final class ErrantRecords {
     this.metrics = metrics;
   }
 
-  void report(SinkRecord record, DataException problem) {
-    metrics.recordErrant();
+  void report(SinkRecord record, RecordCheck.Errant errant) {
+    metrics.recordErrant(errant.cause());
     if (reporter == null) {
-      throw problem;
+      throw errant.problem();
     }
-    pending.add(reporter.report(record, problem));
+    pending.add(reporter.report(record, errant.problem()));
   }
 
   void awaitReports() {

@@ -46,6 +46,12 @@ final class FileBuffer {
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
+  // For the metrics: what the batch holds.
+  private long rows;
+  private long newestTimestampMs = -1;
+  private long finishedBytes;
+  private long openBytesAtLastCheck;
+
   FileBuffer(Path root, Configuration conf, DeltaSinkConfig config) {
     this.root = root;
     this.conf = conf;
@@ -71,7 +77,8 @@ final class FileBuffer {
    * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O
    * failure leaves it unusable and the caller must {@link #abort()}.
    */
-  void write(Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs)
+  void write(
+      Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs, Long timestamp)
       throws IOException {
     List<String> key = layout.partitionKey(value);
     OpenFile file = openFiles.get(key);
@@ -87,21 +94,41 @@ final class FileBuffer {
       openFiles.put(key, file);
     }
     file.writer.write(value);
+    rows++;
     if (file.writer.reached(fileMaxBytes)) {
       finish(key, file);
     }
-    markProcessed(tp, offset, nowMs);
+    markProcessed(tp, offset, nowMs, timestamp);
   }
 
   /**
    * Records that {@code offset} is covered by this batch although it produced no row (tombstone,
    * errant).
    */
-  void markProcessed(TopicPartition tp, long offset, long nowMs) {
+  void markProcessed(TopicPartition tp, long offset, long nowMs, Long timestamp) {
     lastOffsets.put(tp, offset);
     if (oldestRecordMs < 0) {
       oldestRecordMs = nowMs;
     }
+    if (timestamp != null && timestamp > newestTimestampMs) {
+      newestTimestampMs = timestamp;
+    }
+  }
+
+  /** Rows held for the next commit. */
+  long rows() {
+    return rows;
+  }
+
+  int openFiles() {
+    return openFiles.size();
+  }
+
+  /**
+   * Finished files' bytes, plus the open files' in-memory size as of the last {@link #openSizes}.
+   */
+  long bytes() {
+    return finishedBytes + openBytesAtLastCheck;
   }
 
   /** What the open files hold in memory until they are finished. */
@@ -116,6 +143,7 @@ final class FileBuffer {
       total += size;
       largest = Math.max(largest, size);
     }
+    openBytesAtLastCheck = total;
     return new OpenSizes(openFiles.size(), total, largest);
   }
 
@@ -161,6 +189,7 @@ final class FileBuffer {
       throw e;
     }
     finished.add(new PendingFile(done, file.partitionValues));
+    finishedBytes += done.sizeBytes();
   }
 
   /**
@@ -172,11 +201,24 @@ final class FileBuffer {
       finish(e.getKey(), e.getValue());
     }
     Batch batch =
-        new Batch(List.copyOf(finished), Map.copyOf(lastOffsets), schema, partitionColumns);
+        new Batch(
+            List.copyOf(finished),
+            Map.copyOf(lastOffsets),
+            schema,
+            partitionColumns,
+            newestTimestampMs);
+    clear();
+    return batch;
+  }
+
+  private void clear() {
     finished.clear();
     lastOffsets.clear();
     oldestRecordMs = -1;
-    return batch;
+    rows = 0;
+    newestTimestampMs = -1;
+    finishedBytes = 0;
+    openBytesAtLastCheck = 0;
   }
 
   /** Puts a batch whose commit failed back in front of what came since, to be committed first. */
@@ -184,6 +226,9 @@ final class FileBuffer {
     inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
+    rows += batch.rows();
+    finishedBytes += batch.bytes();
+    newestTimestampMs = Math.max(newestTimestampMs, batch.newestTimestampMs());
     // Due at once: the next put retries the commit.
     oldestRecordMs = 0;
   }
@@ -202,9 +247,7 @@ final class FileBuffer {
     }
     openFiles.clear();
     deleteUncommitted(finished);
-    finished.clear();
-    lastOffsets.clear();
-    oldestRecordMs = -1;
+    clear();
   }
 
   /**

@@ -1,15 +1,31 @@
 package io.kcdelta.table;
 
+import java.util.Map;
 import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.Sensor;
 
 /**
- * Where the task's sensors live: Connect's plugin metrics on workers that have them, an own JMX
- * registry with the same names and tags on older ones (see {@code io.kcdelta.compat}).
+ * Where the task's metrics live: Connect's plugin metrics on workers that have them, an own JMX
+ * registry with the same names and tags on older ones (see {@code io.kcdelta.compat}). Either way
+ * they appear as {@code kafka.connect:type=plugins,connector=<name>,task=<id>[,<tag>=<value>…]}.
  */
 public interface MetricRegistry {
+  /** The sensor of this name, created on first use; names are the task's own. */
   Sensor sensor(String name);
 
   /** A metric of this task: the registry adds the connector and task tags. */
-  MetricName metricName(String name, String description);
+  default MetricName metricName(String name, String description) {
+    return metricName(name, description, Map.of());
+  }
+
+  /** A metric of this task with more tags (e.g. the table), after the connector and task. */
+  MetricName metricName(String name, String description, Map<String, String> tags);
+
+  /** A metric whose value is read when asked for (a gauge), not recorded by a sensor. */
+  void addMetric(MetricName name, MetricValueProvider<?> value);
+
+  void removeMetric(MetricName name);
+
+  void removeSensor(String name);
 }

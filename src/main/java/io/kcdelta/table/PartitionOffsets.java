@@ -18,6 +18,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartitionOffsets {
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
+  private final SinkMetrics metrics;
 
   /**
    * Assigned, but the table could not be read in open(): put() reads it before it takes records.
@@ -27,15 +28,23 @@ final class PartitionOffsets {
   /** Partitions close() is closing: no longer ours to seek. */
   private Set<TopicPartition> closing = Set.of();
 
+  PartitionOffsets(SinkMetrics metrics) {
+    this.metrics = metrics;
+  }
+
   /**
    * The partition resumes after {@code durable}, the txn version the table holds (-1: none). {@code
    * stale}: a seek is pending, so every record Connect delivers before the next put() returns is
    * stale.
    */
   void opened(TopicPartition tp, Table table, long durable, boolean stale) {
-    PartitionProgress p = new PartitionProgress(table, durable);
+    PartitionProgress p = new PartitionProgress(table, durable, metrics.forPartition(tp));
     p.rewindPending = stale;
-    progress.put(tp, p);
+    PartitionProgress before = progress.put(tp, p);
+    if (before != null) {
+      before.metrics.close();
+    }
+    p.publish();
     unresolved.remove(tp);
   }
 
@@ -118,7 +127,10 @@ final class PartitionOffsets {
   void closed(Collection<TopicPartition> partitions) {
     closing = Set.of();
     for (TopicPartition tp : partitions) {
-      progress.remove(tp);
+      PartitionProgress p = progress.remove(tp);
+      if (p != null) {
+        p.metrics.close();
+      }
       unresolved.remove(tp);
     }
   }
@@ -128,7 +140,13 @@ final class PartitionOffsets {
         || progress.values().stream().anyMatch(p -> p.table == table);
   }
 
+  /** Tells the metrics where each partition stands. */
+  void publish() {
+    progress.values().forEach(PartitionProgress::publish);
+  }
+
   void clear() {
+    progress.values().forEach(p -> p.metrics.close());
     progress.clear();
     unresolved.clear();
     closing = Set.of();

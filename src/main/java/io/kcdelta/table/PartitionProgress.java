@@ -29,10 +29,17 @@ final class PartitionProgress {
    */
   boolean rewindPending;
 
-  PartitionProgress(Table table, long committed) {
+  final PartitionMetrics metrics;
+
+  PartitionProgress(Table table, long committed, PartitionMetrics metrics) {
     this.table = table;
     this.committed = committed;
     this.lastSeen = committed;
+    this.metrics = metrics;
+  }
+
+  void publish() {
+    metrics.update(committed, lastSeen);
   }
 
   /** True for a record already buffered, skipped or committed, or stale until a seek applies. */

@@ -2,6 +2,7 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
+import io.kcdelta.table.SinkMetrics.ErrantCause;
 import java.util.Collection;
 import java.util.Set;
 import java.util.function.Function;
@@ -25,7 +26,7 @@ final class RecordCheck {
   record Ignored() implements Verdict {}
 
   /** A record that cannot be a row of this table; the problem says what to fix. */
-  record Errant(DataException problem) implements Verdict {}
+  record Errant(DataException problem, ErrantCause cause) implements Verdict {}
 
   private static final Ignored IGNORED = new Ignored();
 
@@ -59,12 +60,19 @@ final class RecordCheck {
                       + origin.describe(record)
                       + " has a null value (tombstone) and "
                       + DeltaSinkConfig.NULL_VALUES
-                      + "=fail. Set it to 'ignore' to skip such records."))
+                      + "=fail. Set it to 'ignore' to skip such records."),
+              ErrantCause.NULL_VALUE)
           : IGNORED;
     }
     try {
       if (SchemalessRows.isSchemaless(record)) {
-        return row(record, schemaless.row(record, table), table);
+        Struct row;
+        try {
+          row = schemaless.row(record, table);
+        } catch (DataException e) {
+          return cannotBeWritten(record, table, e, ErrantCause.VALUE);
+        }
+        return row(record, row, table);
       }
       if (!(value instanceof Struct) || record.valueSchema() == null) {
         return new Errant(
@@ -75,14 +83,15 @@ final class RecordCheck {
                     + value.getClass().getSimpleName()
                     + "). Use a converter that produces Structs (Avro, Protobuf, JSON Schema, "
                     + "JsonConverter with schemas.enable=true) or JSON objects (JsonConverter with "
-                    + "schemas.enable=false)."));
+                    + "schemas.enable=false)."),
+            ErrantCause.UNSUPPORTED_VALUE);
       }
       if (columns == null) {
         return new Row((Struct) value, table.layoutFor(record.valueSchema()));
       }
       return row(record, (Struct) value, table);
     } catch (DataException e) {
-      return cannotBeWritten(record, table, e);
+      return cannotBeWritten(record, table, e, ErrantCause.SCHEMA);
     }
   }
 
@@ -92,7 +101,8 @@ final class RecordCheck {
   }
 
   /** A record whose schema or value the table cannot take. */
-  Errant cannotBeWritten(SinkRecord record, TableState table, DataException cause) {
+  Errant cannotBeWritten(
+      SinkRecord record, TableState table, DataException cause, ErrantCause kind) {
     return new Errant(
         new DataException(
             "Record "
@@ -101,6 +111,7 @@ final class RecordCheck {
                 + table.path()
                 + ": "
                 + cause.getMessage(),
-            cause));
+            cause),
+        kind);
   }
 }

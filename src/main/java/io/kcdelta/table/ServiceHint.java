@@ -7,24 +7,44 @@ final class ServiceHint {
   private ServiceHint() {}
 
   static String of(Throwable e) {
-    StringBuilder trace = new StringBuilder();
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      trace.append(t.getClass().getName()).append(' ').append(t.getMessage()).append('\n');
-    }
-    String s = trace.toString().toLowerCase(Locale.ROOT);
-    if (s.contains("invalidprotocolversion")) {
+    String trace = trace(e);
+    if (trace.contains("invalidprotocolversion")) {
       return "The table needs a newer Delta protocol than (1, 2), the level this connector (Delta Standalone) "
           + "writes; it was probably upgraded to table features such as deletion vectors. Write to another "
           + "table, or keep this table at protocol (1, 2).";
     }
-    if (s.contains("dynamodb")) {
-      return "Check that DynamoDB (dynamodb.endpoint / dynamodb.region) is reachable, the table "
-          + "(dynamodb.table.name) exists or may be created, and the credentials allow GetItem, PutItem and Query.";
+    return switch (serviceOf(trace)) {
+      case DYNAMODB ->
+          "Check that DynamoDB (dynamodb.endpoint / dynamodb.region) is reachable, the table "
+              + "(dynamodb.table.name) exists or may be created, and the credentials allow GetItem, PutItem and Query.";
+      case S3 ->
+          "Check that S3 (s3.endpoint / s3.region) is reachable, the bucket exists, and the credentials "
+              + "allow GetObject, PutObject, DeleteObject and ListBucket.";
+      case STORAGE ->
+          "Check that the table's storage (delta.table.path) is reachable and writable.";
+    };
+  }
+
+  /** The service the failure came from, as the metrics tag retries. */
+  static SinkMetrics.Service service(Throwable e) {
+    return serviceOf(trace(e));
+  }
+
+  private static SinkMetrics.Service serviceOf(String trace) {
+    if (trace.contains("dynamodb")) {
+      return SinkMetrics.Service.DYNAMODB;
     }
-    if (s.contains("s3a") || s.contains("s3") || s.contains("amazon")) {
-      return "Check that S3 (s3.endpoint / s3.region) is reachable, the bucket exists, and the credentials "
-          + "allow GetObject, PutObject, DeleteObject and ListBucket.";
+    if (trace.contains("s3a") || trace.contains("s3") || trace.contains("amazon")) {
+      return SinkMetrics.Service.S3;
     }
-    return "Check that the table's storage (delta.table.path) is reachable and writable.";
+    return SinkMetrics.Service.STORAGE;
+  }
+
+  private static String trace(Throwable e) {
+    StringBuilder trace = new StringBuilder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      trace.append(t.getClass().getName()).append(' ').append(t.getMessage()).append('\n');
+    }
+    return trace.toString().toLowerCase(Locale.ROOT);
   }
 }

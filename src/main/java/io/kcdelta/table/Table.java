@@ -29,13 +29,27 @@ final class Table {
    */
   private RetryBudget failing;
 
+  /** The service of the current run of failures' first failure. */
+  private SinkMetrics.Service failingService;
+
   private final CommitGroups groups;
 
-  Table(String path, Configuration conf, DeltaSinkConfig config, CommitGroups groups) {
+  final TableMetrics metrics;
+
+  /** When the oldest record not durable yet was taken, buffered or in flight (-1: none). */
+  private long pendingSinceMs = -1;
+
+  Table(
+      String path,
+      Configuration conf,
+      DeltaSinkConfig config,
+      CommitGroups groups,
+      TableMetrics metrics) {
     this.state = new TableState(path, config);
     this.files = new FileBuffer(state.root(), conf, config);
     this.groups = groups;
     this.group = groups.join(this, path, conf, config);
+    this.metrics = metrics;
   }
 
   /** Tells the group how long this task's rows not handed in yet have waited. */
@@ -43,22 +57,51 @@ final class Table {
     group.buffered(this, files.isEmpty() ? -1 : files.oldestRecordMs());
   }
 
+  /** Tells the metrics what the task holds for the table. */
+  void publish() {
+    metrics.holding(pendingSinceMs, files.openFiles(), files.rows(), files.bytes());
+  }
+
+  /** A record was taken for the table at {@code nowMs}. */
+  void received(long nowMs) {
+    if (pendingSinceMs < 0) {
+      pendingSinceMs = nowMs;
+    }
+  }
+
+  /**
+   * The batch in flight was decided, or the buffer dropped: what is pending is what is buffered.
+   */
+  void decided() {
+    if (files.isEmpty()) {
+      pendingSinceMs = -1;
+    } else if (files.oldestRecordMs() > 0) {
+      pendingSinceMs = files.oldestRecordMs();
+    }
+  }
+
   /** The task writes no more to this table. */
   void leave() {
     groups.leave(this, group);
+    metrics.close();
   }
 
   /** The budget of the current run of failures, started by the first of them. */
-  RetryBudget failing(RetryPolicy policy, LongSupplier clock) {
+  RetryBudget failing(RetryPolicy policy, LongSupplier clock, SinkMetrics.Service service) {
     if (failing == null) {
       failing = policy.start(clock);
+      failingService = service;
+      metrics.failing(failing.startedAtMillis());
     }
     return failing;
   }
 
   /** An attempt worked: the next failure starts a new budget. */
   void healthy() {
-    failing = null;
+    if (failing != null) {
+      metrics.recovered(failingService, failing.elapsedMillis());
+      failing = null;
+    }
   }
 
   String path() {
@@ -83,5 +126,6 @@ final class Table {
   void abort() {
     files.abort();
     state.batchDropped();
+    decided();
   }
 }

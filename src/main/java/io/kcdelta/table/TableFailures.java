@@ -52,7 +52,8 @@ final class TableFailures {
    */
   RetriableException retriableOrFail(Table table, String what, Exception cause) {
     failUnlessTransient(what, cause);
-    RetryBudget budget = table.failing(retries, clock);
+    SinkMetrics.Service service = ServiceHint.service(cause);
+    RetryBudget budget = table.failing(retries, clock, service);
     OptionalLong delay = budget.nextDelayMillis();
     if (delay.isEmpty()) {
       throw new ConnectException(
@@ -66,6 +67,7 @@ final class TableFailures {
               + cause,
           cause);
     }
+    table.metrics.retried(service);
     context.timeout(delay.getAsLong());
     return new RetriableException(
         what + " failed (retrying in " + delay.getAsLong() + " ms): " + cause, cause);

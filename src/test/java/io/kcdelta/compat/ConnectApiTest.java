@@ -28,6 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
@@ -211,8 +212,23 @@ class ConnectApiTest {
           }
 
           @Override
-          public MetricName metricName(String name, String description) {
-            return registry.metricName(name, description);
+          public MetricName metricName(String name, String description, Map<String, String> tags) {
+            return registry.metricName(name, description, tags);
+          }
+
+          @Override
+          public void addMetric(MetricName name, MetricValueProvider<?> value) {
+            registry.addMetric(name, value);
+          }
+
+          @Override
+          public void removeMetric(MetricName name) {
+            registry.removeMetric(name);
+          }
+
+          @Override
+          public void removeSensor(String name) {
+            registry.removeSensor(name);
           }
         });
     sensors.get("commits").record(1);

@@ -10,6 +10,7 @@ import io.kcdelta.it.infra.ChildJvm;
 import io.kcdelta.logstore.CrashingDynamoDbLogStore;
 import io.kcdelta.table.FakeSinkContext;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -28,6 +29,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import javax.management.ObjectName;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -264,6 +266,8 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
       zombie.initialize(zombieContext);
       Map<String, String> taskConfig = new HashMap<>(p.config());
       taskConfig.put("name", p.connector);
+      // A task id of its own: its metrics are published beside the real tasks', not over them.
+      taskConfig.put("kcdelta.task.id", "99");
       zombie.start(taskConfig);
       try {
         zombie.open(stolen);
@@ -287,6 +291,15 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
         // (Connect
         // would apply the seek at the next poll and fail the task): their owner reads the table.
         assertEquals(Map.of(), zombieContext.seeks, "no seek of the partitions being closed");
+        // What an operator sees: the zombie's refused batch in its metrics (own JMX registry,
+        // as on Connect before 4.1, since the fake context offers no plugin metrics).
+        Object fenced =
+            ManagementFactory.getPlatformMBeanServer()
+                .getAttribute(
+                    new ObjectName(
+                        "kafka.connect:type=plugins,connector=" + p.connector + ",task=99"),
+                    "commits-fenced-total");
+        assertEquals(1.0, fenced, "the zombie's metrics count its fenced batch");
         Verified verified = p.verify(Set.of());
         log(
             "scenario 3 (zombie with %d buffered records of %s refused after the owner committed): %s; %.1f s",

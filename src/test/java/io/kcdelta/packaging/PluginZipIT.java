@@ -71,7 +71,9 @@ class PluginZipIT {
               "docker-s3-avro.json",
               "delta-sink-standalone.properties",
               "connect-distributed.properties",
-              "connect-standalone.properties")) {
+              "connect-standalone.properties",
+              "monitoring/jmx-exporter-kcdelta.yml",
+              "monitoring/grafana-dashboard-kcdelta.json")) {
         assertNotNull(z.getEntry(base + "/etc/" + etc), "etc/" + etc);
       }
 
