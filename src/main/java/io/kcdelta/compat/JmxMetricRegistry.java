@@ -67,11 +67,6 @@ final class JmxMetricRegistry implements TaskMetricRegistry {
   }
 
   @Override
-  public void removeSensor(String name) {
-    metrics.removeSensor(name);
-  }
-
-  @Override
   public void close() {
     metrics.close();
   }

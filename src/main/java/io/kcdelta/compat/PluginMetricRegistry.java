@@ -47,11 +47,6 @@ final class PluginMetricRegistry implements TaskMetricRegistry {
   }
 
   @Override
-  public void removeSensor(String name) {
-    metrics.removeSensor(sensorPrefix + name);
-  }
-
-  @Override
   public void close() {
     // the worker owns and closes its plugin metrics
   }

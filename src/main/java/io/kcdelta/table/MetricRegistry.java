@@ -26,6 +26,4 @@ public interface MetricRegistry {
   void addMetric(MetricName name, MetricValueProvider<?> value);
 
   void removeMetric(MetricName name);
-
-  void removeSensor(String name);
 }

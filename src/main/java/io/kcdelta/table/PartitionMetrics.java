@@ -48,6 +48,6 @@ final class PartitionMetrics {
   }
 
   void close() {
-    task.remove(gauges, List.of());
+    task.remove(gauges);
   }
 }

@@ -2,6 +2,7 @@ package io.kcdelta.table;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +74,7 @@ public final class SinkMetrics {
   private final Map<ErrantCause, Sensor> errantByCause = new EnumMap<>(ErrantCause.class);
   private final Map<Service, Sensor> retries = new EnumMap<>(Service.class);
   private final Map<Service, Sensor> retryTime = new EnumMap<>(Service.class);
+  private final Map<String, TableMetrics> tables = new HashMap<>();
 
   private SinkMetrics(MetricRegistry registry, LongSupplier clock) {
     this.registry = registry;
@@ -109,8 +111,12 @@ public final class SinkMetrics {
     return new SinkMetrics(metrics, clock);
   }
 
+  /**
+   * The metrics of the task's writes to this table, for the task's life: a table the task stops
+   * writing after a rebalance keeps its counts (Connect's metrics count since the task started).
+   */
   TableMetrics forTable(String path) {
-    return new TableMetrics(this, path);
+    return tables.computeIfAbsent(path, p -> new TableMetrics(this, p));
   }
 
   PartitionMetrics forPartition(TopicPartition tp) {
@@ -238,12 +244,10 @@ public final class SinkMetrics {
   /** One gauge: its name, description and value. */
   record GaugeSpec(String name, String description, Gauge<? extends Number> value) {}
 
-  void remove(List<MetricName> gauges, List<String> sensors) {
-    if (registry == null) {
-      return;
+  void remove(List<MetricName> gauges) {
+    if (registry != null) {
+      gauges.forEach(registry::removeMetric);
     }
-    gauges.forEach(registry::removeMetric);
-    sensors.forEach(registry::removeSensor);
   }
 
   /** Tags in the order given: the order of the MBean name's keys, which exporters match on. */

@@ -83,7 +83,7 @@ final class Table {
   /** The task writes no more to this table. */
   void leave() {
     groups.leave(this, group);
-    metrics.close();
+    metrics.idle();
   }
 
   /** The budget of the current run of failures, started by the first of them. */

@@ -1,9 +1,7 @@
 package io.kcdelta.table;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
@@ -24,8 +22,6 @@ final class TableMetrics {
 
   private final SinkMetrics task;
   private final String prefix;
-  private final List<String> sensorNames = new ArrayList<>();
-  private final List<MetricName> gauges;
 
   private final Sensor attempts;
   private final Sensor committed;
@@ -102,54 +98,53 @@ final class TableMetrics {
                       tags),
                   99)));
     }
-    gauges =
-        task.gauges(
-            tags,
-            List.of(
-                new SinkMetrics.GaugeSpec(
-                    "oldest-pending-record-age-ms",
-                    "how long the oldest record the task holds for the table (buffered or in a"
-                        + " commit in flight) has waited since put(); 0 when none",
-                    (config, now) -> pendingSinceMs < 0 ? 0 : Math.max(0, now - pendingSinceMs)),
-                new SinkMetrics.GaugeSpec(
-                    "committed-record-age-ms",
-                    "now minus the Kafka timestamp of the newest record the task committed to the"
-                        + " table: how stale the table is; NaN before the first commit",
-                    (config, now) ->
-                        newestCommittedTimestampMs < 0
-                            ? Double.NaN
-                            : (double) (now - newestCommittedTimestampMs)),
-                new SinkMetrics.GaugeSpec(
-                    "last-commit-age-ms",
-                    "time since the task's last successful commit to the table; NaN before the"
-                        + " first",
-                    (config, now) -> lastCommitMs < 0 ? Double.NaN : (double) (now - lastCommitMs)),
-                new SinkMetrics.GaugeSpec(
-                    "last-commit-version",
-                    "Delta version of the task's last commit to the table; -1 before the first",
-                    (config, now) -> lastCommitVersion),
-                new SinkMetrics.GaugeSpec(
-                    "retrying-for-ms",
-                    "how long the table's current run of retried failures has lasted; 0 when its"
-                        + " last attempt worked",
-                    (config, now) -> failingSinceMs < 0 ? 0 : now - failingSinceMs),
-                new SinkMetrics.GaugeSpec(
-                    "open-files",
-                    "Parquet files open for the table (one per partition value being written)",
-                    (config, now) -> openFiles),
-                new SinkMetrics.GaugeSpec(
-                    "buffered-rows",
-                    "rows held for the table's next commit",
-                    (config, now) -> bufferedRows),
-                new SinkMetrics.GaugeSpec(
-                    "buffered-bytes",
-                    "bytes held for the table's next commit: finished files, and the open files'"
-                        + " in-memory size as of the last memory check (every 1,000 rows)",
-                    (config, now) -> bufferedBytes)));
+    task.gauges(
+        tags,
+        List.of(
+            new SinkMetrics.GaugeSpec(
+                "oldest-pending-record-age-ms",
+                "how long the oldest record the task holds for the table (buffered or in a"
+                    + " commit in flight) has waited since put(); 0 when none",
+                (config, now) -> pendingSinceMs < 0 ? 0 : Math.max(0, now - pendingSinceMs)),
+            new SinkMetrics.GaugeSpec(
+                "committed-record-age-ms",
+                "now minus the Kafka timestamp of the newest record the task committed to the"
+                    + " table: how stale the table is; NaN before the first commit and while"
+                    + " the task writes none of the table's partitions",
+                (config, now) ->
+                    newestCommittedTimestampMs < 0
+                        ? Double.NaN
+                        : (double) (now - newestCommittedTimestampMs)),
+            new SinkMetrics.GaugeSpec(
+                "last-commit-age-ms",
+                "time since the task's last successful commit to the table; NaN before the"
+                    + " first and while the task writes none of the table's partitions",
+                (config, now) -> lastCommitMs < 0 ? Double.NaN : (double) (now - lastCommitMs)),
+            new SinkMetrics.GaugeSpec(
+                "last-commit-version",
+                "Delta version of the task's last commit to the table; -1 before the first",
+                (config, now) -> lastCommitVersion),
+            new SinkMetrics.GaugeSpec(
+                "retrying-for-ms",
+                "how long the table's current run of retried failures has lasted; 0 when its"
+                    + " last attempt worked",
+                (config, now) -> failingSinceMs < 0 ? 0 : now - failingSinceMs),
+            new SinkMetrics.GaugeSpec(
+                "open-files",
+                "Parquet files open for the table (one per partition value being written)",
+                (config, now) -> openFiles),
+            new SinkMetrics.GaugeSpec(
+                "buffered-rows",
+                "rows held for the table's next commit",
+                (config, now) -> bufferedRows),
+            new SinkMetrics.GaugeSpec(
+                "buffered-bytes",
+                "bytes held for the table's next commit: finished files, and the open files'"
+                    + " in-memory size as of the last memory check (every 1,000 rows)",
+                (config, now) -> bufferedBytes)));
   }
 
   private Sensor sensor(String name) {
-    sensorNames.add(prefix + name);
     return task.sensor(prefix + name);
   }
 
@@ -247,7 +242,14 @@ final class TableMetrics {
     this.bufferedBytes = bytes;
   }
 
-  void close() {
-    task.remove(gauges, sensorNames);
+  /**
+   * The task writes no more to the table (its partitions moved on): it holds nothing for it, and
+   * its staleness is no longer the table's.
+   */
+  void idle() {
+    holding(-1, 0, 0, 0);
+    failingSinceMs = -1;
+    newestCommittedTimestampMs = -1;
+    lastCommitMs = -1;
   }
 }

@@ -225,11 +225,6 @@ class ConnectApiTest {
           public void removeMetric(MetricName name) {
             registry.removeMetric(name);
           }
-
-          @Override
-          public void removeSensor(String name) {
-            registry.removeSensor(name);
-          }
         });
     sensors.get("commits").record(1);
     sensors.get("commits").record(1);

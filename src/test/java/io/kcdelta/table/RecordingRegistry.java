@@ -76,11 +76,6 @@ final class RecordingRegistry implements MetricRegistry, AutoCloseable {
     metrics.removeMetric(name);
   }
 
-  @Override
-  public void removeSensor(String name) {
-    metrics.removeSensor(name);
-  }
-
   /** The value of a published metric; {@code tags}: more tags as key, value pairs. */
   double value(String name, String... tags) {
     KafkaMetric metric = metric(name, tags);

@@ -86,7 +86,10 @@ class TaskMetricsTest {
 
     w.close(List.of(TP));
     assertNull(m.metric("committed-offset", "topic", "events", "partition", "0"), "closed: gone");
-    assertNull(m.metric("commits-total", "table", table), "the table is no longer written: gone");
+    assertEquals(1, m.value("commits-total", "table", table), "counts stay for the task's life");
+    assertTrue(
+        Double.isNaN(m.value("committed-record-age-ms", "table", table)),
+        "no longer the table's staleness: the task writes none of its partitions");
   }
 
   @Test

@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.management.MBeanServerConnection;
+import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
@@ -625,6 +626,14 @@ public final class QuickstartHelper {
       Pattern.compile(
           "Task (\\d+) of connector (\\S+) starting, version (\\S+); Connect API: (.*?)(?: \\((?:io\\.kcdelta\\.)[^)]*\\))?$");
 
+  private static final String[] JMX_TABLE_METRICS = {
+    "commits-total", "committed-rows-total", "last-commit-version", "committed-record-age-ms"
+  };
+
+  private static final String[] JMX_PARTITION_METRICS = {
+    "committed-offset", "last-received-offset", "uncommitted-records"
+  };
+
   private static final String[] JMX_COUNTERS = {
     "commits-total", "committed-rows-total", "records-written-total"
   };
@@ -722,27 +731,30 @@ public final class QuickstartHelper {
     ObjectName pattern =
         new ObjectName(
             "kafka.connect:type=plugins,connector=" + Sanitizer.jmxSanitize(connector) + ",task=*");
+    ObjectName tablePattern = new ObjectName(pattern + ",table=*");
+    ObjectName partitionPattern = new ObjectName(pattern + ",topic=*,partition=*");
     Map<String, JMXConnector> connections = new LinkedHashMap<>();
     Table table;
     Map<String, Map<String, Double>> perTask;
+    Map<String, Map<String, Double>> perTable;
+    Map<String, Map<String, Double>> perPartition;
     double commits;
     double committedRows;
+    double tableRows;
+    List<String> partitionProblems;
     try {
       while (true) {
         table = readTable(tableDir);
         perTask = new TreeMap<>();
+        perTable = new TreeMap<>();
+        perPartition = new TreeMap<>();
         String jmxError = null;
         for (String hostPort : jmx) {
           try {
             MBeanServerConnection mbs = connect(connections, hostPort).getMBeanServerConnection();
-            for (ObjectName name : mbs.queryNames(pattern, null)) {
-              Map<String, Double> values = new LinkedHashMap<>();
-              for (String attribute : JMX_COUNTERS) {
-                Object v = mbs.getAttribute(name, attribute);
-                values.put(attribute, v instanceof Number n ? n.doubleValue() : Double.NaN);
-              }
-              perTask.put(hostPort + "  " + name.getCanonicalName(), values);
-            }
+            read(mbs, pattern, JMX_COUNTERS, hostPort, perTask);
+            read(mbs, tablePattern, JMX_TABLE_METRICS, hostPort, perTable);
+            read(mbs, partitionPattern, JMX_PARTITION_METRICS, hostPort, perPartition);
           } catch (Exception e) {
             jmxError = "JMX " + hostPort + ": " + e;
             JMXConnector c = connections.remove(hostPort);
@@ -758,8 +770,16 @@ public final class QuickstartHelper {
         commits = perTask.values().stream().mapToDouble(m -> m.get("commits-total")).sum();
         committedRows =
             perTask.values().stream().mapToDouble(m -> m.get("committed-rows-total")).sum();
+        tableRows =
+            perTable.values().stream().mapToDouble(m -> m.get("committed-rows-total")).sum();
+        partitionProblems = partitionProblems(perPartition, table);
         boolean agree =
-            jmxError == null && commits > 0 && committedRows == table.rows && table.rows > 0;
+            jmxError == null
+                && commits > 0
+                && committedRows == table.rows
+                && tableRows == table.rows
+                && partitionProblems.isEmpty()
+                && table.rows > 0;
         if (agree || System.nanoTime() > deadline) {
           if (jmxError != null) {
             problems.add(jmxError);
@@ -779,18 +799,25 @@ public final class QuickstartHelper {
     }
 
     long dataCommits = table.commits.values().stream().filter(c -> c.adds() > 0).count();
-    System.out.println("    JMX " + pattern + " on " + String.join(", ", jmx) + ":");
+    System.out.println(
+        "    JMX "
+            + pattern
+            + "[,table=*|,topic=*,partition=*] on "
+            + String.join(", ", jmx)
+            + ":");
     if (perTask.isEmpty()) {
       System.out.println("      (no such MBean)");
     }
-    perTask.forEach(
-        (name, values) ->
-            System.out.printf(
-                "      %s  %s%n",
-                name,
-                values.entrySet().stream()
-                    .map(e -> e.getKey() + "=" + fmt(e.getValue()))
-                    .collect(Collectors.joining(" "))));
+    for (Map<String, Map<String, Double>> beans : List.of(perTask, perTable, perPartition)) {
+      beans.forEach(
+          (name, values) ->
+              System.out.printf(
+                  "      %s  %s%n",
+                  name,
+                  values.entrySet().stream()
+                      .map(e -> e.getKey() + "=" + fmt(e.getValue()))
+                      .collect(Collectors.joining(" "))));
+    }
     System.out.printf(
         "    sum over %d task(s): commits-total=%s committed-rows-total=%s; the table: %d rows, %d versions"
             + " (%d with data files)%n",
@@ -811,6 +838,15 @@ public final class QuickstartHelper {
               + table.rows
               + " rows landed in the table");
     }
+    if (tableRows != table.rows) {
+      problems.add(
+          "committed-rows-total of the table MBeans over JMX is "
+              + fmt(tableRows)
+              + " but "
+              + table.rows
+              + " rows landed in the table");
+    }
+    problems.addAll(partitionProblems);
     summary.put("rows", Long.toString(table.rows));
     summary.put("table.versions", Integer.toString(table.commits.size()));
     summary.put("table.data.commits", Long.toString(dataCommits));
@@ -826,11 +862,70 @@ public final class QuickstartHelper {
     }
     if (problems.isEmpty()) {
       System.out.println(
-          "    check: OK (commits-total > 0, committed-rows-total = rows in the table)");
+          "    check: OK (commits-total > 0, committed-rows-total of the tasks and of their table"
+              + " = rows in the table, each partition's committed-offset = its txn version and"
+              + " uncommitted-records = 0)");
       return 0;
     }
     problems.forEach(p -> System.err.println("FAILED: " + p));
     return 1;
+  }
+
+  /** The attributes of every MBean matching the pattern, by "host:port name". */
+  private static void read(
+      MBeanServerConnection mbs,
+      ObjectName pattern,
+      String[] attributes,
+      String hostPort,
+      Map<String, Map<String, Double>> into)
+      throws Exception {
+    for (ObjectName name : mbs.queryNames(pattern, null)) {
+      Map<String, Double> values = new LinkedHashMap<>();
+      for (String attribute : attributes) {
+        Object v = mbs.getAttribute(name, attribute);
+        values.put(attribute, v instanceof Number n ? n.doubleValue() : Double.NaN);
+      }
+      into.put(hostPort + "  " + name, values);
+    }
+  }
+
+  /** Each partition MBean must show its txn version as committed, and nothing uncommitted. */
+  private static List<String> partitionProblems(
+      Map<String, Map<String, Double>> perPartition, Table table) {
+    List<String> problems = new ArrayList<>();
+    if (perPartition.isEmpty()) {
+      problems.add("no partition MBean (…,topic=…,partition=…) over JMX");
+    }
+    perPartition.forEach(
+        (name, values) -> {
+          ObjectName bean;
+          try {
+            bean = new ObjectName(name.substring(name.indexOf("  ") + 2));
+          } catch (MalformedObjectNameException e) {
+            problems.add("unexpected MBean name " + name);
+            return;
+          }
+          String suffix =
+              "-" + bean.getKeyProperty("topic") + "-" + bean.getKeyProperty("partition");
+          Long txn =
+              table.txn.entrySet().stream()
+                  .filter(e -> e.getKey().endsWith(suffix))
+                  .map(Map.Entry::getValue)
+                  .findFirst()
+                  .orElse(-1L);
+          if (values.get("committed-offset") != txn.doubleValue()
+              || values.get("uncommitted-records") != 0) {
+            problems.add(
+                name
+                    + ": committed-offset "
+                    + fmt(values.get("committed-offset"))
+                    + " (txn version "
+                    + txn
+                    + "), uncommitted-records "
+                    + fmt(values.get("uncommitted-records")));
+          }
+        });
+    return problems;
   }
 
   /**
