@@ -109,16 +109,16 @@ final class TableMetrics {
             new SinkMetrics.GaugeSpec(
                 "committed-record-age-ms",
                 "now minus the Kafka timestamp of the newest record the task committed to the"
-                    + " table: how stale the table is; NaN before the first commit and while"
-                    + " the task writes none of the table's partitions",
+                    + " table: how stale the table is; NaN until the task's first commit since"
+                    + " its partitions of the table were assigned",
                 (config, now) ->
                     newestCommittedTimestampMs < 0
                         ? Double.NaN
                         : (double) (now - newestCommittedTimestampMs)),
             new SinkMetrics.GaugeSpec(
                 "last-commit-age-ms",
-                "time since the task's last successful commit to the table; NaN before the"
-                    + " first and while the task writes none of the table's partitions",
+                "time since the task's last successful commit to the table; NaN until the"
+                    + " first since its partitions of the table were assigned",
                 (config, now) -> lastCommitMs < 0 ? Double.NaN : (double) (now - lastCommitMs)),
             new SinkMetrics.GaugeSpec(
                 "last-commit-version",
