@@ -3,8 +3,14 @@ package io.kcdelta.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kcdelta.schema.JsonParser;
+import io.kcdelta.tools.DeltaSinkStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -111,6 +117,31 @@ class TaskMetricsIT {
     last.forEach(
         (tp, offset) ->
             assertEquals(offset, txns.get(CONNECTOR + "-" + tp.topic() + "-" + tp.partition())));
+
+    // The status command says the same, with Kafka's end offsets: nothing left to commit.
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int code =
+        DeltaSinkStatus.run(
+            new String[] {
+              "--json", "--bootstrap-servers", connect.kafka().bootstrapServers(), table
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err);
+    assertEquals(0, code);
+    String json = out.toString(StandardCharsets.UTF_8);
+    System.out.println("[metrics-it] delta-sink-status --json: " + json);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> offsets =
+        (List<Map<String, Object>>) ((Map<String, Object>) JsonParser.parse(json)).get("offsets");
+    assertEquals(PARTITIONS, offsets.size());
+    for (Map<String, Object> o : offsets) {
+      TopicPartition tp =
+          new TopicPartition((String) o.get("topic"), ((Long) o.get("partition")).intValue());
+      assertEquals(CONNECTOR, o.get("prefix"));
+      assertEquals(last.get(tp), o.get("txnVersion"));
+      assertEquals(last.get(tp) + 1, o.get("endOffset"));
+      assertEquals(0L, o.get("lag"));
+    }
   }
 
   /**

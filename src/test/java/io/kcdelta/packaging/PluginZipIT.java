@@ -60,6 +60,7 @@ class PluginZipIT {
             jar.matches("(junit|s3proxy|snakeyaml|opentest4j).*"),
             "test dependency in lib/: " + jar);
       }
+      assertNotNull(z.getEntry(base + "/bin/delta-sink-status"), "bin/delta-sink-status");
       for (String doc : List.of("README.md", "LICENSE", "THIRD-PARTY.txt")) {
         assertNotNull(z.getEntry(base + "/doc/" + doc), "doc/" + doc);
       }

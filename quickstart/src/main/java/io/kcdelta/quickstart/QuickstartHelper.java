@@ -69,14 +69,17 @@ import org.apache.kafka.connect.json.JsonConverter;
  *   report --table-dir DIR --bootstrap HOST:PORT --topic T [--connect URL --connector NAME]
  *          [--expect N] [--timeout SECONDS]
  *       waits until the Delta table holds N rows (progress every few seconds; fails fast if the
- *       connector or a task FAILED), then prints versions, files, rows and txn offsets per partition,
- *       and checks them against the topic's end offsets. Exit 0 = all rows landed exactly once.
+ *       connector or a task FAILED), then checks the rows and the txn offset of every partition
+ *       against the topic's end offsets (bin/delta-sink-status prints them). Exit 0 = all rows
+ *       landed exactly once.
  *   metrics --table-dir DIR --connector NAME --jmx HOST:PORT,... [--connect URL,...]
  *           [--worker-logs FILE,...] [--expect-connect-version V] [--timeout SECONDS] [--summary FILE]
  *       asks each worker's REST API for its Connect version, reads from the worker logs what the task
  *       detected ("Connect API: ..."), and sums commits-total and committed-rows-total over the
- *       kafka.connect:type=plugins,connector=NAME,task=* MBeans of every worker's JMX. Exit 0 only if
- *       commits-total > 0 and committed-rows-total = the rows in the table (polled until the timeout:
+ *       kafka.connect:type=plugins,connector=NAME,task=* MBeans of every worker's JMX (and the
+ *       table and partition MBeans below them). Exit 0 only if commits-total > 0, committed-rows-total
+ *       of the tasks and of their table MBeans = the rows in the table, and each partition MBean's
+ *       committed-offset = its txn version with no uncommitted records (polled until the timeout:
  *       a task records its metrics just after its commit lands). --summary writes the figures as
  *       key=value lines (read by bin/compat-test).
  * </pre>
@@ -432,7 +435,6 @@ public final class QuickstartHelper {
         System.err.printf(
             "FAILED: only %d of %d rows committed to %s after %d s%n",
             table.rows, expect, tableDir, timeoutS);
-        printTable(table, tableDir, Map.of());
         return 1;
       }
       Thread.sleep(1000);
@@ -444,9 +446,8 @@ public final class QuickstartHelper {
           expect, (System.nanoTime() - t0) / 1e9);
     }
 
-    Map<Integer, Long> endOffsets = endOffsets(bootstrap, topic);
-    printTable(table, tableDir, endOffsets);
-    return verify(table, topic, expect, endOffsets);
+    // bin/delta-sink-status prints the table (the quickstart's next step).
+    return verify(table, topic, expect, endOffsets(bootstrap, topic));
   }
 
   /** The newest "ERROR" log line of the workers with the exception message under it, shortened. */
@@ -531,52 +532,6 @@ public final class QuickstartHelper {
           .forEach((tp, info) -> out.put(tp.partition(), info.offset()));
       return out;
     }
-  }
-
-  private static void printTable(Table table, Path tableDir, Map<Integer, Long> endOffsets) {
-    System.out.println();
-    System.out.println("Delta table " + tableDir.toAbsolutePath());
-    System.out.printf(
-        "    partition columns: %s%n",
-        table.partitionColumns.isEmpty() ? "(none)" : table.partitionColumns);
-    System.out.printf(
-        "    %-8s %-24s %-18s %6s %8s %10s  %s%n",
-        "version",
-        "committed at (UTC)",
-        "operation",
-        "files",
-        "rows",
-        "bytes",
-        "txn (appId=last offset)");
-    for (Commit c : table.commits.values()) {
-      System.out.printf(
-          "    %-8d %-24s %-18s %6d %8d %10d  %s%n",
-          c.version(),
-          c.timestamp() == 0 ? "?" : Instant.ofEpochMilli(c.timestamp()).toString(),
-          c.operation(),
-          c.adds(),
-          c.rows(),
-          c.bytes(),
-          c.txn().isEmpty() ? "" : c.txn().toString());
-    }
-    Map<String, long[]> byPartition = new TreeMap<>();
-    for (JsonNode add : table.activeFiles.values()) {
-      String pv = add.path("partitionValues").toString();
-      long[] agg = byPartition.computeIfAbsent(pv, k -> new long[2]);
-      agg[0]++;
-      agg[1] += numRecords(add);
-    }
-    System.out.printf(
-        "    now: %d data file(s), %d row(s)%n", table.activeFiles.size(), table.rows);
-    byPartition.forEach(
-        (pv, agg) -> System.out.printf("      %-40s %4d file(s) %8d row(s)%n", pv, agg[0], agg[1]));
-    System.out.println(
-        "    Kafka offsets committed in the Delta log (txn actions; resume = version + 1):");
-    table.txn.forEach((appId, v) -> System.out.printf("      %-48s version %d%n", appId, v));
-    endOffsets.forEach(
-        (p, end) ->
-            System.out.printf(
-                "      topic end offset of partition %d: %d (last offset %d)%n", p, end, end - 1));
   }
 
   private static int verify(Table table, String topic, long expect, Map<Integer, Long> endOffsets) {
