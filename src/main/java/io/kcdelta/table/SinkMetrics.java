@@ -59,6 +59,13 @@ public final class SinkMetrics {
     }
   }
 
+  private static final String ERRANT_BY_CAUSE =
+      "records sent to the errant record reporter for this cause";
+  private static final String RETRIES =
+      "failed commits, uploads and log reads retried (Connect redelivers the batch)";
+  private static final String RETRY_TIME =
+      "time from the first failure of a run of retried failures to the success that ended it";
+
   /** Null: record nothing (tests, benchmarks). */
   private final MetricRegistry registry;
 
@@ -137,12 +144,7 @@ public final class SinkMetrics {
     record(errant, 1);
     record(
         errantByCause.computeIfAbsent(
-            cause,
-            c ->
-                counter(
-                    "records-errant",
-                    "records sent to the errant record reporter for this cause",
-                    Map.of("cause", c.tag))),
+            cause, c -> counter("records-errant", ERRANT_BY_CAUSE, Map.of("cause", c.tag))),
         1);
   }
 
@@ -161,12 +163,7 @@ public final class SinkMetrics {
   void recordRetry(Service service) {
     record(
         retries.computeIfAbsent(
-            service,
-            s ->
-                counter(
-                    "retries",
-                    "failed commits, uploads and log reads retried (Connect redelivers the batch)",
-                    Map.of("service", s.tag))),
+            service, x -> counter("retries", RETRIES, Map.of("service", x.tag))),
         1);
   }
 
@@ -175,19 +172,9 @@ public final class SinkMetrics {
     record(
         retryTime.computeIfAbsent(
             service,
-            s -> {
-              Sensor sensor = sensor("retry-time:" + s.tag);
-              if (sensor != null) {
-                sensor.add(
-                    name(
-                        "retry-time-ms-total",
-                        "time from the first failure of a run of retried failures to the success"
-                            + " that ended it",
-                        Map.of("service", s.tag)),
-                    new CumulativeSum());
-              }
-              return sensor;
-            }),
+            x ->
+                total(
+                    "retry-time:" + x.tag, "retry-time-ms", RETRY_TIME, Map.of("service", x.tag))),
         millis);
   }
 
@@ -208,6 +195,15 @@ public final class SinkMetrics {
 
   MetricName name(String name, String description, Map<String, String> tags) {
     return registry.metricName(name, description, tags);
+  }
+
+  /** A sensor with one {@code <metric>-total} sum. */
+  Sensor total(String sensorName, String metric, String what, Map<String, String> tags) {
+    Sensor s = sensor(sensorName);
+    if (s != null) {
+      s.add(name(metric + "-total", what, tags), new CumulativeSum());
+    }
+    return s;
   }
 
   /** A {@code <name>-total} and {@code <name>-rate} pair. */

@@ -149,11 +149,7 @@ final class TableMetrics {
   }
 
   private Sensor counter(Map<String, String> tags, String name, String what) {
-    Sensor s = sensor(name);
-    if (s != null) {
-      s.add(task.name(name + "-total", "total " + what, tags), new CumulativeSum());
-    }
-    return s;
+    return task.total(prefix + name, name, "total " + what, tags);
   }
 
   /** Average and max per committed batch, and the total when {@code total}. */

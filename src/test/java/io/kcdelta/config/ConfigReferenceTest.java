@@ -1,11 +1,6 @@
 package io.kcdelta.config;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.kcdelta.testutil.ReadmeSection;
 import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.types.Password;
@@ -72,24 +67,11 @@ class ConfigReferenceTest {
 
   @Test
   void readmeConfigurationReferenceMatchesTheConfigDef() throws Exception {
-    Path readme = Path.of("README.md");
-    String text = Files.readString(readme, StandardCharsets.UTF_8);
-    int start = text.indexOf(START);
-    int end = text.indexOf(END);
-    assertTrue(start >= 0 && end > start, "README.md lacks the markers " + START + " … " + END);
-    String current = text.substring(start + START.length(), end);
-    String wanted = render(DeltaSinkConfig.CONFIG_DEF);
-    if (Boolean.getBoolean("config.reference.update")) {
-      Files.writeString(
-          readme,
-          text.substring(0, start + START.length()) + wanted + text.substring(end),
-          StandardCharsets.UTF_8);
-      current = wanted;
-    }
-    assertEquals(
-        wanted,
-        current,
-        "README's configuration reference is stale: run "
-            + "./mvnw test -Dtest=ConfigReferenceTest -Dconfig.reference.update=true");
+    ReadmeSection.check(
+        START,
+        END,
+        render(DeltaSinkConfig.CONFIG_DEF),
+        "config.reference.update",
+        ConfigReferenceTest.class.getSimpleName());
   }
 }

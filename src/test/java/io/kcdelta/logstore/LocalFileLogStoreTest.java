@@ -1,14 +1,9 @@
 package io.kcdelta.logstore;
 
-import static io.kcdelta.logstore.LogStoreTestSupport.deltaFile;
-import static io.kcdelta.logstore.LogStoreTestSupport.read;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.actions.AddFile;
 import io.delta.storage.LogStore;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
@@ -19,16 +14,12 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.LongStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.junit.jupiter.api.Test;
@@ -98,47 +89,7 @@ class LocalFileLogStoreTest {
     String tablePath = dir.toUri().toString();
     Configuration conf = HadoopConfigurationFactory.create(config(tablePath));
     LogStoreTestSupport.createDeltaTable(conf, tablePath);
-    int threads = 8;
-    int commits = 10;
-    Map<Long, String> winnerOf = new ConcurrentHashMap<>();
-    CyclicBarrier start = new CyclicBarrier(threads);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      int thread = t;
-      futures.add(
-          pool.submit(
-              () -> {
-                DeltaLog log = DeltaLog.forTable(conf, tablePath);
-                start.await();
-                for (int i = 0; i < commits; i++) {
-                  String file = "t" + thread + "-" + i + ".parquet";
-                  long version = LogStoreTestSupport.appendFile(log, file);
-                  assertNull(winnerOf.putIfAbsent(version, file), "version " + version + " twice");
-                }
-                return null;
-              }));
-    }
-    for (Future<?> f : futures) {
-      f.get(2, TimeUnit.MINUTES);
-    }
-    pool.shutdown();
-
-    assertEquals(
-        LongStream.rangeClosed(1, threads * commits).boxed().toList(),
-        List.copyOf(new TreeMap<>(winnerOf).keySet()),
-        "versions 1..N, contiguous");
-    for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
-      assertTrue(
-          read(conf, deltaFile(tablePath, e.getKey()))
-              .contains("\"path\":\"" + e.getValue() + "\""),
-          "version " + e.getKey() + " holds its committer's file " + e.getValue());
-    }
-    Set<String> files =
-        DeltaLog.forTable(conf, tablePath).update().getAllFiles().stream()
-            .map(AddFile::getPath)
-            .collect(Collectors.toSet());
-    assertEquals(Set.copyOf(winnerOf.values()), files);
+    LogStoreTestSupport.raceAppendsAndCheckEachLandedOnce(conf, tablePath, 8, 10);
   }
 
   @Test

@@ -1,5 +1,9 @@
 package io.kcdelta.logstore;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.delta.standalone.CommitResult;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Operation;
@@ -14,9 +18,20 @@ import io.kcdelta.it.infra.S3Proxy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -108,5 +123,66 @@ final class LogStoreTestSupport {
     try (InputStream in = fs.open(file)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
+  }
+
+  /**
+   * {@code threads} committers, each with a DeltaLog of its own (as separate workers have), append
+   * {@code commits} files each at once; then checks that every commit landed in a version of its
+   * own: versions 1..N contiguous, each holding its committer's file, and the table holding all.
+   *
+   * @return version → file of the commit that landed there
+   */
+  static Map<Long, String> raceAppendsAndCheckEachLandedOnce(
+      Configuration conf, String tablePath, int threads, int commits) throws Exception {
+    Map<Long, String> winnerOf = new ConcurrentHashMap<>();
+    CyclicBarrier start = new CyclicBarrier(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      futures.add(
+          pool.submit(
+              () -> {
+                DeltaLog log = DeltaLog.forTable(conf, tablePath);
+                start.await();
+                for (int i = 0; i < commits; i++) {
+                  String file = "t" + thread + "-" + i + ".parquet";
+                  long version = appendFile(log, file);
+                  String previous = winnerOf.putIfAbsent(version, file);
+                  assertNull(
+                      previous,
+                      "version "
+                          + version
+                          + " reported to two committers: "
+                          + previous
+                          + ", "
+                          + file);
+                }
+                return null;
+              }));
+    }
+    try {
+      for (Future<?> f : futures) {
+        f.get(3, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(
+        LongStream.rangeClosed(1, (long) threads * commits).boxed().toList(),
+        List.copyOf(new TreeMap<>(winnerOf).keySet()),
+        "versions 1..N, contiguous");
+    for (Map.Entry<Long, String> e : winnerOf.entrySet()) {
+      assertTrue(
+          read(conf, deltaFile(tablePath, e.getKey()))
+              .contains("\"path\":\"" + e.getValue() + "\""),
+          "version " + e.getKey() + " holds its winner's commit " + e.getValue());
+    }
+    Set<String> files =
+        DeltaLog.forTable(conf, tablePath).update().getAllFiles().stream()
+            .map(AddFile::getPath)
+            .collect(Collectors.toSet());
+    assertEquals(Set.copyOf(winnerOf.values()), files);
+    return winnerOf;
   }
 }

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.kcdelta.testutil.ReadmeSection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,24 +72,11 @@ class MetricsReferenceTest {
 
   @Test
   void readmeMetricReferenceMatchesWhatTheTaskPublishes() throws Exception {
-    Path readme = Path.of("README.md");
-    String text = Files.readString(readme, StandardCharsets.UTF_8);
-    int start = text.indexOf(START);
-    int end = text.indexOf(END);
-    assertTrue(start >= 0 && end > start, "README.md lacks the markers " + START + " … " + END);
-    String current = text.substring(start + START.length(), end);
-    String wanted = render(MetricCatalog.all());
-    if (Boolean.getBoolean("metrics.reference.update")) {
-      Files.writeString(
-          readme,
-          text.substring(0, start + START.length()) + wanted + text.substring(end),
-          StandardCharsets.UTF_8);
-      current = wanted;
-    }
-    assertEquals(
-        wanted,
-        current,
-        "README's metric reference is stale: run "
-            + "./mvnw test -Dtest=MetricsReferenceTest -Dmetrics.reference.update=true");
+    ReadmeSection.check(
+        START,
+        END,
+        render(MetricCatalog.all()),
+        "metrics.reference.update",
+        MetricsReferenceTest.class.getSimpleName());
   }
 }

@@ -5,12 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
@@ -28,12 +25,13 @@ class TaskMetricsTest {
   private static final Schema SCHEMA =
       SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA).build();
   private static final TopicPartition TP = new TopicPartition("events", 0);
+
+  /** Writers's. */
   private static final long FLUSH_MS = 1_000;
 
   @TempDir Path dir;
 
   private final AtomicLong clock = new AtomicLong(1_000_000);
-  private final CommitGroups worker = new CommitGroups();
   private final List<RecordingRegistry> registries = new ArrayList<>();
   private String table;
 
@@ -193,23 +191,7 @@ class TaskMetricsTest {
   }
 
   private DeltaSinkWriter writer(RecordingRegistry registry, FakeSinkContext ctx, String... kv) {
-    Map<String, String> p = new HashMap<>();
-    p.put("name", "sink");
-    p.put("delta.table.path", table);
-    p.put("flush.interval.ms", String.valueOf(FLUSH_MS));
-    for (int i = 0; i < kv.length; i += 2) {
-      p.put(kv[i], kv[i + 1]);
-    }
-    DeltaSinkConfig config = new DeltaSinkConfig(p);
-    return new DeltaSinkWriter(
-        config,
-        ctx,
-        HadoopConfigurationFactory.create(config),
-        ctx.reporter,
-        SinkMetrics.of(registry, clock::get),
-        RecordOrigin.ORIGINAL,
-        clock::get,
-        worker);
+    return Writers.writer(table, ctx, clock::get, SinkMetrics.of(registry, clock::get), kv);
   }
 
   private static List<SinkRecord> records(long from, long to, long timestamp) {

@@ -15,6 +15,16 @@ final class Writers {
   /** A writer with a 1 s flush interval that has opened {@code tp}; {@code kv}: more settings. */
   static DeltaSinkWriter opened(
       String table, FakeSinkContext ctx, LongSupplier clock, TopicPartition tp, String... kv) {
+    DeltaSinkWriter w = writer(table, ctx, clock, SinkMetrics.none(), kv);
+    w.open(List.of(tp));
+    return w;
+  }
+
+  /**
+   * A writer with a 1 s flush interval recording into {@code metrics}; {@code kv}: more settings.
+   */
+  static DeltaSinkWriter writer(
+      String table, FakeSinkContext ctx, LongSupplier clock, SinkMetrics metrics, String... kv) {
     Map<String, String> p = new HashMap<>();
     p.put("name", "sink");
     p.put("delta.table.path", table);
@@ -23,17 +33,14 @@ final class Writers {
       p.put(kv[i], kv[i + 1]);
     }
     DeltaSinkConfig config = new DeltaSinkConfig(p);
-    DeltaSinkWriter w =
-        new DeltaSinkWriter(
-            config,
-            ctx,
-            HadoopConfigurationFactory.create(config),
-            ctx.reporter,
-            SinkMetrics.none(),
-            RecordOrigin.ORIGINAL,
-            clock,
-            new CommitGroups());
-    w.open(List.of(tp));
-    return w;
+    return new DeltaSinkWriter(
+        config,
+        ctx,
+        HadoopConfigurationFactory.create(config),
+        ctx.reporter,
+        metrics,
+        RecordOrigin.ORIGINAL,
+        clock,
+        new CommitGroups());
   }
 }
