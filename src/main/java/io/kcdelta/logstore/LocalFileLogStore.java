@@ -62,6 +62,8 @@ public class LocalFileLogStore extends HadoopFileSystemLogStore {
       if (overwrite) {
         // _last_checkpoint: the last writer wins by design; readers see the old or the new file.
         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+        // A checksum file another writer's Hadoop file system left would no longer match it.
+        Files.deleteIfExists(logDir.resolve("." + target.getFileName() + ".crc"));
       } else {
         link(target, temp);
       }

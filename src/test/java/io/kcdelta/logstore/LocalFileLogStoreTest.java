@@ -3,6 +3,7 @@ package io.kcdelta.logstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.storage.LogStore;
 import io.kcdelta.config.DeltaSinkConfig;
@@ -101,9 +102,17 @@ class LocalFileLogStoreTest {
 
     java.nio.file.Path logDir = Files.createDirectories(dir.resolve("_delta_log"));
     Path checkpoint = new Path(logDir.resolve("_last_checkpoint").toUri());
-    store.write(checkpoint, lines("{\"version\":10}"), true, conf);
+    // Written by another writer through Hadoop's local file system, which leaves a checksum file.
+    try (var out = org.apache.hadoop.fs.FileSystem.getLocal(conf).create(checkpoint, true)) {
+      out.write("{\"version\":10}\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    assertTrue(Files.exists(logDir.resolve("._last_checkpoint.crc")));
     store.write(checkpoint, lines("{\"version\":20}"), true, conf);
     assertEquals("{\"version\":20}\n", Files.readString(logDir.resolve("_last_checkpoint")));
+    assertEquals(
+        "{\"version\":20}\n",
+        LogStoreTestSupport.read(conf, checkpoint),
+        "read through Hadoop's checksummed local file system");
     assertThrows(
         FileAlreadyExistsException.class,
         () -> store.write(checkpoint, lines("{\"version\":30}"), false, conf));
