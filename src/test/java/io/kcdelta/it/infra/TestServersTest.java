@@ -42,6 +42,9 @@ class TestServersTest {
                     .attributeDefinitions(
                         a -> a.attributeName("k").attributeType(ScalarAttributeType.S))
                     .billingMode("PAY_PER_REQUEST"));
+        // dynalite makes the table ACTIVE a moment after CreateTable answers (on disk, seen as a
+        // ResourceNotFound on the PutItem right after it in one CI run).
+        client.waiter().waitUntilTableExists(b -> b.tableName("things"));
         client.putItem(b -> b.tableName("things").item(Map.of("k", AttributeValue.fromS("v"))));
       }
       ddb.stop();
