@@ -46,10 +46,9 @@ final class FileBuffer {
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
   private long oldestRecordMs = -1;
 
-  // For the metrics: what the batch holds.
-  private long rows;
   private long newestTimestampMs = -1;
-  private long finishedBytes;
+
+  /** The open files' in-memory size at the last {@link #openSizes} (a walk over every column). */
   private long openBytesAtLastCheck;
 
   FileBuffer(Path root, Configuration conf, DeltaSinkConfig config) {
@@ -94,7 +93,6 @@ final class FileBuffer {
       openFiles.put(key, file);
     }
     file.writer.write(value);
-    rows++;
     if (file.writer.reached(fileMaxBytes)) {
       finish(key, file);
     }
@@ -117,6 +115,13 @@ final class FileBuffer {
 
   /** Rows held for the next commit. */
   long rows() {
+    long rows = 0;
+    for (PendingFile f : finished) {
+      rows += f.file().numRecords();
+    }
+    for (OpenFile f : openFiles.values()) {
+      rows += f.writer.numRecords();
+    }
     return rows;
   }
 
@@ -128,7 +133,11 @@ final class FileBuffer {
    * Finished files' bytes, plus the open files' in-memory size as of the last {@link #openSizes}.
    */
   long bytes() {
-    return finishedBytes + openBytesAtLastCheck;
+    long bytes = openBytesAtLastCheck;
+    for (PendingFile f : finished) {
+      bytes += f.file().sizeBytes();
+    }
+    return bytes;
   }
 
   /** What the open files hold in memory until they are finished. */
@@ -189,7 +198,6 @@ final class FileBuffer {
       throw e;
     }
     finished.add(new PendingFile(done, file.partitionValues));
-    finishedBytes += done.sizeBytes();
   }
 
   /**
@@ -215,9 +223,7 @@ final class FileBuffer {
     finished.clear();
     lastOffsets.clear();
     oldestRecordMs = -1;
-    rows = 0;
     newestTimestampMs = -1;
-    finishedBytes = 0;
     openBytesAtLastCheck = 0;
   }
 
@@ -226,8 +232,6 @@ final class FileBuffer {
     inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
-    rows += batch.rows();
-    finishedBytes += batch.bytes();
     newestTimestampMs = Math.max(newestTimestampMs, batch.newestTimestampMs());
     // Due at once: the next put retries the commit.
     oldestRecordMs = 0;

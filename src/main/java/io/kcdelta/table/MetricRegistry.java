@@ -14,12 +14,7 @@ public interface MetricRegistry {
   /** The sensor of this name, created on first use; names are the task's own. */
   Sensor sensor(String name);
 
-  /** A metric of this task: the registry adds the connector and task tags. */
-  default MetricName metricName(String name, String description) {
-    return metricName(name, description, Map.of());
-  }
-
-  /** A metric of this task with more tags (e.g. the table), after the connector and task. */
+  /** A metric of this task with more tags (e.g. the table), after the connector and task tags. */
   MetricName metricName(String name, String description, Map<String, String> tags);
 
   /** A metric whose value is read when asked for (a gauge), not recorded by a sensor. */

@@ -38,12 +38,14 @@ final class PartitionOffsets {
    * stale.
    */
   void opened(TopicPartition tp, Table table, long durable, boolean stale) {
-    PartitionProgress p = new PartitionProgress(table, durable, metrics.forPartition(tp));
-    p.rewindPending = stale;
-    PartitionProgress before = progress.put(tp, p);
+    PartitionProgress before = progress.get(tp);
     if (before != null) {
+      // Its gauges go first: a second set of the same names would fail to register.
       before.metrics.close();
     }
+    PartitionProgress p = new PartitionProgress(table, durable, metrics.forPartition(tp));
+    p.rewindPending = stale;
+    progress.put(tp, p);
     p.publish();
     unresolved.remove(tp);
   }

@@ -51,9 +51,9 @@ final class TableMetrics {
     attempts =
         counter(tags, "commit-attempts", "batches handed to a commit (a retried commit again)");
     committed = counter(tags, "commits", "batches committed");
-    rows = perCommit(tags, "commit-rows", "rows", true);
-    bytes = perCommit(tags, "commit-bytes", "bytes of Parquet", true);
-    files = perCommit(tags, "commit-files", "data files", false);
+    rows = perCommit(tags, "commit-rows", "committed-rows-total", "rows");
+    bytes = perCommit(tags, "commit-bytes", "committed-bytes-total", "bytes of Parquet");
+    files = perCommit(tags, "commit-files", null, "data files");
     conflicts =
         counter(
             tags,
@@ -152,15 +152,14 @@ final class TableMetrics {
     return task.total(prefix + name, name, "total " + what, tags);
   }
 
-  /** Average and max per committed batch, and the total when {@code total}. */
-  private Sensor perCommit(Map<String, String> tags, String name, String what, boolean total) {
+  /** Average and max per committed batch, and the total as {@code total} (null: none). */
+  private Sensor perCommit(Map<String, String> tags, String name, String total, String what) {
     Sensor s = sensor(name);
     if (s != null) {
       s.add(task.name(name + "-avg", what + " per committed batch, average", tags), new Avg());
       s.add(task.name(name + "-max", what + " per committed batch, largest", tags), new Max());
-      if (total) {
-        String totalName = name.replace("commit-", "committed-") + "-total";
-        s.add(task.name(totalName, what + " committed, total", tags), new CumulativeSum());
+      if (total != null) {
+        s.add(task.name(total, what + " committed, total", tags), new CumulativeSum());
       }
     }
     return s;

@@ -6,6 +6,7 @@ import io.kcdelta.sim.SimFaults.Kind;
 import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.RecordOrigin;
+import io.kcdelta.table.RecordingRegistry;
 import io.kcdelta.table.SinkMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -445,7 +446,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         context,
         new Configuration(HADOOP),
         context.errantRecordReporter(),
-        SinkMetrics.none(),
+        // Real metrics: registering them must hold up under every open/close order Connect makes.
+        SinkMetrics.of(new RecordingRegistry()),
         RecordOrigin.ORIGINAL,
         () -> clock,
         worker);

@@ -18,13 +18,13 @@ import org.apache.kafka.common.utils.Time;
  * A task's metric registry on a Kafka {@link Metrics} of its own (connector {@code c}, task 0), as
  * the worker's would be, that remembers every metric name asked for and reads values back.
  */
-final class RecordingRegistry implements MetricRegistry, AutoCloseable {
+public final class RecordingRegistry implements MetricRegistry, AutoCloseable {
   private final Metrics metrics;
 
   /** Every metric name created: the tags after connector and task, name, description. */
   final List<MetricCatalog.Entry> created = new ArrayList<>();
 
-  RecordingRegistry() {
+  public RecordingRegistry() {
     this(System::currentTimeMillis);
   }
 

@@ -91,6 +91,18 @@ class TaskMetricsTest {
   }
 
   @Test
+  void aPartitionOpenedAgainWithoutACloseKeepsOneSetOfGauges() {
+    RecordingRegistry m = registry();
+    DeltaSinkWriter w = writer(m, new FakeSinkContext());
+    w.open(List.of(TP));
+    w.put(records(0, 3, clock.get()));
+    clock.addAndGet(FLUSH_MS);
+    w.put(List.of());
+    w.open(List.of(TP)); // Connect closes first; a second open must not fail the task either
+    assertEquals(2, m.value("committed-offset", "topic", "events", "partition", "0"));
+  }
+
+  @Test
   void aZombieCountsItsFencedBatchAndTheCommitThatBeatItCountsNoConflict() {
     RecordingRegistry zombieMetrics = registry();
     DeltaSinkWriter zombie =
