@@ -48,6 +48,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String AWS_ACCESS_KEY_ID = "aws.access.key.id";
   public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
   public static final String HADOOP_PREFIX = "hadoop.";
+  public static final String COMPACTION_ENABLED = "compaction.enabled";
+  public static final String COMPACTION_TARGET_FILE_BYTES = "compaction.target.file.bytes";
+  public static final String COMPACTION_MIN_INPUT_FILES = "compaction.min.input.files";
+  public static final String COMPACTION_INTERVAL_MS = "compaction.interval.ms";
+  public static final String ORPHAN_RETENTION_MS = "orphan.retention.ms";
   public static final String NULL_VALUES = "behavior.on.null.values";
   public static final String SCHEMALESS_UNKNOWN_FIELDS = "delta.schemaless.unknown.fields";
   public static final String METADATA_COLUMNS = "delta.record.metadata.columns";
@@ -69,6 +74,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final String GROUP_AWS = "S3 and AWS";
   private static final String GROUP_RECORDS = "Records";
   private static final String GROUP_RECORD_COLUMNS = "Kafka metadata and key columns";
+  private static final String GROUP_MAINTENANCE = "Table maintenance";
+
+  private static final long DAY_MS = 86_400_000L;
 
   /** What {@link #METADATA_COLUMNS} may list, in the order of the metadata struct's fields. */
   public static final List<String> METADATA_FIELDS =
@@ -229,6 +237,75 @@ public final class DeltaSinkConfig extends AbstractConfig {
         ++o,
         Width.SHORT,
         "Group commit");
+
+    o = 0;
+    def.define(
+        COMPACTION_ENABLED,
+        Type.BOOLEAN,
+        false,
+        Importance.MEDIUM,
+        "Merge the table's small data files into files of about "
+            + COMPACTION_TARGET_FILE_BYTES
+            + ", inside the connector: no Spark OPTIMIZE job needed. One worker per table does it (the "
+            + "one whose task holds partition 0 of a topic writing to the table), on a background "
+            + "thread, one file at a time, in commits that remove and add files with dataChange=false "
+            + "and no Kafka offsets (streaming readers skip them). A commit that removed one of the "
+            + "same files first (Spark OPTIMIZE, DELETE, another compaction) wins; the compaction is "
+            + "dropped and tried again later. Appends never conflict with it.",
+        GROUP_MAINTENANCE,
+        ++o,
+        Width.SHORT,
+        "Compaction");
+    def.define(
+        COMPACTION_TARGET_FILE_BYTES,
+        Type.LONG,
+        134_217_728L,
+        ConfigDef.Range.atLeast(1_048_576L),
+        Importance.LOW,
+        "Size a compacted file aims at. Files below half of it, committed more than three flush "
+            + "intervals ago, are small and are merged.",
+        GROUP_MAINTENANCE,
+        ++o,
+        Width.SHORT,
+        "Compaction target (bytes)");
+    def.define(
+        COMPACTION_MIN_INPUT_FILES,
+        Type.INT,
+        8,
+        ConfigDef.Range.atLeast(2),
+        Importance.LOW,
+        "A partition value is compacted once it has at least this many small files; so at rest a "
+            + "partition value keeps fewer small files than this.",
+        GROUP_MAINTENANCE,
+        ++o,
+        Width.SHORT,
+        "Compaction minimum files");
+    def.define(
+        COMPACTION_INTERVAL_MS,
+        Type.LONG,
+        600_000L,
+        ConfigDef.Range.atLeast(1_000L),
+        Importance.LOW,
+        "How often the compacting worker looks for small files, in milliseconds.",
+        GROUP_MAINTENANCE,
+        ++o,
+        Width.SHORT,
+        "Compaction interval (ms)");
+    def.define(
+        ORPHAN_RETENTION_MS,
+        Type.LONG,
+        7 * DAY_MS,
+        new OrphanRetentionValidator(),
+        Importance.LOW,
+        "Data files this connector wrote that no commit of the table references (left by a crash "
+            + "between upload and commit, or a commit that failed) are deleted once they are older than "
+            + "this, by the worker that compacts the table, once a day. Only files named like this "
+            + "connector's, and only after the Delta log (its live files and the removed files it still "
+            + "keeps) is checked not to reference them. At least one day (86400000); -1 turns it off.",
+        GROUP_MAINTENANCE,
+        ++o,
+        Width.SHORT,
+        "Orphan retention (ms)");
 
     o = 0;
     def.define(
@@ -602,6 +679,27 @@ public final class DeltaSinkConfig extends AbstractConfig {
         getString(COMPRESSION_CODEC).trim().toUpperCase(Locale.ROOT));
   }
 
+  public boolean compactionEnabled() {
+    return getBoolean(COMPACTION_ENABLED);
+  }
+
+  public long compactionTargetFileBytes() {
+    return getLong(COMPACTION_TARGET_FILE_BYTES);
+  }
+
+  public int compactionMinInputFiles() {
+    return getInt(COMPACTION_MIN_INPUT_FILES);
+  }
+
+  public long compactionIntervalMs() {
+    return getLong(COMPACTION_INTERVAL_MS);
+  }
+
+  /** How old an unreferenced file of ours must be to be deleted (-1: never). */
+  public long orphanRetentionMs() {
+    return getLong(ORPHAN_RETENTION_MS);
+  }
+
   public boolean commitGroup() {
     return getBoolean(COMMIT_GROUP);
   }
@@ -892,6 +990,25 @@ public final class DeltaSinkConfig extends AbstractConfig {
     @Override
     public String toString() {
       return (optional ? "empty (none) or " : "") + "a column name: letters, digits, '_', '-'";
+    }
+  }
+
+  static final class OrphanRetentionValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      long ms = (Long) value;
+      if (ms != -1 && ms < DAY_MS) {
+        throw new ConfigException(
+            name,
+            value,
+            "must be at least one day (86400000): a younger unreferenced file may still be on its "
+                + "way into a commit. -1 turns orphan cleanup off.");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "-1 or at least 86400000";
     }
   }
 

@@ -2,14 +2,17 @@ package io.kcdelta.table;
 
 import io.delta.standalone.DeltaLog;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.maintenance.TableMaintenance;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -22,12 +25,19 @@ import org.apache.hadoop.fs.Path;
  * a connector in a worker share the plugin's class loader and nothing else.
  */
 public final class CommitGroups {
-  private static final CommitGroups JVM = new CommitGroups(backgroundThread());
+  private static final CommitGroups JVM =
+      new CommitGroups(backgroundThread(), TableMaintenance.backgroundThread());
 
   private final Map<String, Shared> groups = new HashMap<>();
 
   /** Where the groups write their tables' checkpoints ({@link LogCheckpoints}). */
   private final Executor checkpoints;
+
+  /** Where the groups' tables are compacted and cleaned (null: they are not). */
+  private final ScheduledExecutorService maintenanceThread;
+
+  /** The maintenance of each group's table, if its config asks for any. Guarded by groups. */
+  private final Map<CommitGroup, TableMaintenance> maintenance = new IdentityHashMap<>();
 
   private record Shared(CommitGroup group, Set<Object> members) {}
 
@@ -38,7 +48,7 @@ public final class CommitGroups {
 
   /**
    * A registry of its own: a simulated worker. It writes checkpoints on the committing thread, as
-   * Delta Standalone does, which keeps a simulation deterministic.
+   * Delta Standalone does, and maintains no table, which keeps a simulation deterministic.
    */
   public CommitGroups() {
     this(Runnable::run);
@@ -46,7 +56,13 @@ public final class CommitGroups {
 
   /** A registry that hands the writing of checkpoints to {@code checkpoints}. */
   CommitGroups(Executor checkpoints) {
+    this(checkpoints, null);
+  }
+
+  /** A registry that maintains its tables on {@code maintenanceThread}. */
+  CommitGroups(Executor checkpoints, ScheduledExecutorService maintenanceThread) {
     this.checkpoints = checkpoints;
+    this.maintenanceThread = maintenanceThread;
   }
 
   /**
@@ -84,16 +100,28 @@ public final class CommitGroups {
    * DeltaSinkConfig#commitGroup()}, else one of its own.
    */
   CommitGroup join(Object member, String path, Configuration conf, DeltaSinkConfig config) {
-    if (!config.commitGroup()) {
-      return create(path, conf, config, checkpoints);
-    }
-    String key = config.txnAppIdPrefix() + "\n" + path;
     synchronized (groups) {
+      if (!config.commitGroup()) {
+        return create(path, conf, config);
+      }
+      String key = config.txnAppIdPrefix() + "\n" + path;
       Shared shared =
-          groups.computeIfAbsent(
-              key, k -> new Shared(create(path, conf, config, checkpoints), new HashSet<>()));
+          groups.computeIfAbsent(key, k -> new Shared(create(path, conf, config), new HashSet<>()));
       shared.members.add(member);
       return shared.group;
+    }
+  }
+
+  /**
+   * The member maintains the group's table (compaction, orphan cleanup), or no longer does; the
+   * worker maintains it while any member does.
+   */
+  void maintainer(Object member, CommitGroup group, boolean maintains) {
+    synchronized (groups) {
+      TableMaintenance m = maintenance.get(group);
+      if (m != null) {
+        m.maintainer(member, maintains);
+      }
     }
   }
 
@@ -104,6 +132,13 @@ public final class CommitGroups {
       groups
           .values()
           .removeIf(s -> s.group == group && s.members.remove(member) && s.members.isEmpty());
+      boolean live = groups.values().stream().anyMatch(s -> s.group == group);
+      TableMaintenance m = live ? maintenance.get(group) : maintenance.remove(group);
+      if (m != null && live) {
+        m.maintainer(member, false);
+      } else if (m != null) {
+        m.stop();
+      }
     }
   }
 
@@ -112,10 +147,22 @@ public final class CommitGroups {
     return Math.min(config.flushIntervalMs() / 10, 2_000);
   }
 
-  private static CommitGroup create(
-      String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
+  private CommitGroup create(String path, Configuration conf, DeltaSinkConfig config) {
     LogCommitter committer = new LogCommitter(path, conf, config, checkpoints);
-    return new CommitGroup(lingerMs(config), committer, committer::read);
+    CommitGroup group = new CommitGroup(lingerMs(config), committer, committer::read);
+    if (maintenanceThread != null && TableMaintenance.wanted(config)) {
+      maintenance.put(
+          group,
+          new TableMaintenance(
+              committer::log,
+              path,
+              conf,
+              config,
+              DeltaCommitter.ENGINE_INFO,
+              committer::committed,
+              maintenanceThread));
+    }
+    return group;
   }
 
   /**
@@ -155,8 +202,13 @@ public final class CommitGroups {
       outcomes.stream()
           .mapToLong(o -> o instanceof DeltaCommitter.Committed c ? c.version() : -1)
           .max()
-          .ifPresent(version -> checkpoints.committed(log, version));
+          .ifPresent(this::committed);
       return outcomes;
+    }
+
+    /** A commit through the log (the group's, or a compaction's) made {@code version}. */
+    void committed(long version) {
+      checkpoints.committed(log(), version);
     }
   }
 }

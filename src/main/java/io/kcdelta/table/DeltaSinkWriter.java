@@ -134,6 +134,7 @@ public final class DeltaSinkWriter {
             tps.forEach(tp -> offsets.unresolved(tp, table));
           }
         });
+    byTable.keySet().forEach(t -> t.maintains(offsets.holdsFirstPartition(t)));
   }
 
   /** Reads the tables open() could not, before any record is taken. */
@@ -478,6 +479,7 @@ public final class DeltaSinkWriter {
               }
               return idle;
             });
+    tables.values().forEach(t -> t.maintains(offsets.holdsFirstPartition(t)));
   }
 
   public void stop() {

@@ -3,6 +3,7 @@ package io.kcdelta.table;
 import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
+import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.ParquetFileWriter;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
@@ -31,7 +31,7 @@ final class FileBuffer {
   private final Configuration conf;
   private final long fileMaxBytes;
   private final CompressionCodecName codec;
-  private final String codecSuffix;
+  private final DataFileNames names;
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
@@ -56,8 +56,7 @@ final class FileBuffer {
     this.conf = conf;
     this.fileMaxBytes = config.fileMaxBytes();
     this.codec = config.compressionCodec();
-    this.codecSuffix =
-        codec == CompressionCodecName.UNCOMPRESSED ? "" : codec.name().toLowerCase() + ".";
+    this.names = new DataFileNames(config.txnAppIdPrefix(), codec);
   }
 
   boolean isEmpty() {
@@ -180,8 +179,7 @@ final class FileBuffer {
       values.put(column, value);
       dir.append(column).append('=').append(PartitionPaths.escape(value)).append('/');
     }
-    String name = "part-" + UUID.randomUUID() + ".c000." + codecSuffix + "parquet";
-    Path path = new Path(root, dir + name);
+    Path path = new Path(root, dir + names.next());
     ParquetFileWriter writer =
         new ParquetFileWriter(conf, path, layout.valueSchema(), layout.excluded(), codec);
     return new OpenFile(writer, layout.valueSchema(), values);

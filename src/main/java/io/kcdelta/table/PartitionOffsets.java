@@ -142,6 +142,14 @@ final class PartitionOffsets {
         || progress.values().stream().anyMatch(p -> p.table == table);
   }
 
+  /** Whether the task holds partition 0 of a topic writing to the table. */
+  boolean holdsFirstPartition(Table table) {
+    return unresolved.entrySet().stream()
+            .anyMatch(e -> e.getValue() == table && e.getKey().partition() == 0)
+        || progress.entrySet().stream()
+            .anyMatch(e -> e.getValue().table == table && e.getKey().partition() == 0);
+  }
+
   /** Tells the metrics where each partition stands. */
   void publish() {
     progress.values().forEach(PartitionProgress::publish);

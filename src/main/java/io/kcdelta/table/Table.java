@@ -80,6 +80,14 @@ final class Table {
     }
   }
 
+  /**
+   * Whether this task maintains the table (compaction, orphan cleanup): it holds partition 0 of a
+   * topic writing to it, which exactly one task of the connector does per topic.
+   */
+  void maintains(boolean maintains) {
+    groups.maintainer(this, group, maintains);
+  }
+
   /** The task writes no more to this table. */
   void leave() {
     groups.leave(this, group);

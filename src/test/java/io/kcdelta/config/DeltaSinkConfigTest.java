@@ -54,6 +54,22 @@ class DeltaSinkConfigTest {
     assertEquals(DeltaSinkConfig.NullValueBehavior.IGNORE, c.nullValueBehavior());
     assertTrue(c.autoCreate());
     assertEquals(List.of(), c.partitionColumns());
+    assertEquals(false, c.compactionEnabled());
+    assertEquals(134_217_728L, c.compactionTargetFileBytes());
+    assertEquals(8, c.compactionMinInputFiles());
+    assertEquals(7 * 86_400_000L, c.orphanRetentionMs());
+  }
+
+  @Test
+  void orphanRetentionIsAtLeastADayOrOff() {
+    List<String> errors = errorsOf(props("orphan.retention.ms", "3600000"), "orphan.retention.ms");
+    assertEquals(1, errors.size());
+    assertTrue(errors.get(0).contains("at least one day"), errors.get(0));
+    assertEquals(
+        List.of(), errorsOf(props("orphan.retention.ms", "86400000"), "orphan.retention.ms"));
+    assertEquals(List.of(), errorsOf(props("orphan.retention.ms", "-1"), "orphan.retention.ms"));
+    assertEquals(
+        1, errorsOf(props("compaction.min.input.files", "1"), "compaction.min.input.files").size());
   }
 
   @Test

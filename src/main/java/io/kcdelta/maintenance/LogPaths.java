@@ -1,0 +1,23 @@
+package io.kcdelta.maintenance;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import org.apache.hadoop.fs.Path;
+
+/** Data file paths as the Delta log writes them: URIs, relative to the table's root or absolute. */
+final class LogPaths {
+  private LogPaths() {}
+
+  static Path absolute(Path root, String logPath) {
+    try {
+      URI uri = new URI(logPath);
+      return uri.isAbsolute() ? new Path(uri) : new Path(root, new Path(uri.getPath()));
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("Delta log path is not a URI: " + logPath, e);
+    }
+  }
+
+  static String relative(Path root, Path file) {
+    return root.toUri().relativize(file.toUri()).toString();
+  }
+}

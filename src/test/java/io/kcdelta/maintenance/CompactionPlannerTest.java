@@ -1,0 +1,100 @@
+package io.kcdelta.maintenance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.delta.standalone.actions.AddFile;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CompactionPlannerTest {
+  private static final long TARGET = 1_000;
+  private static final long NOW = 1_000_000;
+  private static final String STATS = "{\"numRecords\":1}";
+
+  private final CompactionPlanner planner = new CompactionPlanner(TARGET, 4, 10_000);
+
+  private static AddFile file(String name, String p, long size, long modified, String stats) {
+    return AddFile.builder("p=" + p + "/" + name, Map.of("p", p), size, modified, true)
+        .stats(stats)
+        .build();
+  }
+
+  private static List<String> paths(CompactionPlanner.Bin bin) {
+    return bin.files().stream().map(AddFile::getPath).toList();
+  }
+
+  @Test
+  void onlySmallOldFilesWithStatsCount() {
+    List<AddFile> files = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      files.add(file("small" + i, "a", 100, 0, STATS));
+    }
+    files.add(file("half", "a", TARGET / 2, 0, STATS)); // not below half the target
+    files.add(file("young", "a", 100, NOW - 9_999, STATS)); // committed too recently
+    files.add(file("nostats", "a", 100, 0, null));
+
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
+
+    assertEquals(1, bins.size());
+    assertEquals(
+        List.of("p=a/small0", "p=a/small1", "p=a/small2", "p=a/small3"), paths(bins.get(0)));
+    assertEquals(400, bins.get(0).bytes());
+    assertEquals(Map.of("p", "a"), bins.get(0).partitionValues());
+  }
+
+  @Test
+  void aPartitionValueNeedsTheMinimumCount() {
+    List<AddFile> files = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      files.add(file("a" + i, "a", 100, 0, STATS));
+    }
+    for (int i = 0; i < 5; i++) {
+      files.add(file("b" + i, "b", 100, 0, STATS));
+    }
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
+    assertEquals(1, bins.size());
+    assertEquals(Map.of("p", "b"), bins.get(0).partitionValues());
+  }
+
+  @Test
+  void binsHoldAtMostTheTargetOldestFirstAndLeaveShortRunsWaiting() {
+    List<AddFile> files = new ArrayList<>();
+    // 11 files of 150 bytes: runs of 6 (900 <= 1000), then 5; with a minimum of 4 both qualify.
+    for (int i = 10; i >= 0; i--) {
+      files.add(file(String.format("f%02d", i), "a", 150, i, STATS));
+    }
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
+    assertEquals(2, bins.size());
+    assertEquals(
+        List.of("p=a/f00", "p=a/f01", "p=a/f02", "p=a/f03", "p=a/f04", "p=a/f05"),
+        paths(bins.get(0)));
+    assertEquals(
+        List.of("p=a/f06", "p=a/f07", "p=a/f08", "p=a/f09", "p=a/f10"), paths(bins.get(1)));
+    for (CompactionPlanner.Bin bin : bins) {
+      assertTrue(bin.bytes() <= TARGET);
+    }
+
+    // 9 files: a run of 6, and 3 left over wait for more.
+    List<CompactionPlanner.Bin> fewer = planner.plan(files.subList(2, 11), NOW);
+    assertEquals(1, fewer.size());
+    assertEquals(6, fewer.get(0).files().size());
+  }
+
+  @Test
+  void theBinRemovingMostFilesComesFirst() {
+    List<AddFile> files = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      files.add(file("a" + i, "a", 100, 0, STATS));
+    }
+    for (int i = 0; i < 7; i++) {
+      files.add(file("b" + i, "b", 100, 0, STATS));
+    }
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
+    assertEquals(
+        List.of(Map.of("p", "b"), Map.of("p", "a")),
+        bins.stream().map(CompactionPlanner.Bin::partitionValues).toList());
+  }
+}

@@ -1,0 +1,134 @@
+package io.kcdelta.maintenance;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Operation;
+import io.delta.standalone.actions.Action;
+import io.delta.standalone.actions.AddFile;
+import io.delta.standalone.actions.Metadata;
+import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.parquet.DataFile;
+import io.kcdelta.parquet.DataFileNames;
+import io.kcdelta.parquet.JsonText;
+import io.kcdelta.parquet.ParquetFileWriter;
+import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.testutil.ParquetRows;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+/**
+ * A local Delta table of rows {id: long, name: string, p: string (partition column)} whose files
+ * are written by the connector's Parquet writer and committed through Delta Standalone, on the
+ * connector's file:// log store.
+ */
+final class TestTable {
+  static final String CONNECTOR = "compaction-test";
+  static final Schema ROW =
+      SchemaBuilder.struct()
+          .field("id", Schema.INT64_SCHEMA)
+          .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("p", Schema.STRING_SCHEMA)
+          .build();
+  static final Schema WIDER =
+      SchemaBuilder.struct()
+          .field("id", Schema.INT64_SCHEMA)
+          .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("extra", Schema.OPTIONAL_INT32_SCHEMA)
+          .field("p", Schema.STRING_SCHEMA)
+          .build();
+
+  final Path root;
+  final Configuration conf = new Configuration();
+  final DataFileNames names = new DataFileNames(CONNECTOR, CompressionCodecName.SNAPPY);
+
+  TestTable(java.nio.file.Path dir) {
+    this.root = new Path(dir.toUri());
+    conf.set("delta.logStore.file.impl", "io.kcdelta.logstore.LocalFileLogStore");
+  }
+
+  DeltaLog log() {
+    return DeltaLog.forTable(conf, root);
+  }
+
+  void create(Schema schema) {
+    commit(
+        List.of(
+            Metadata.builder()
+                .schema(DeltaSchemas.toDelta(schema))
+                .partitionColumns(List.of("p"))
+                .build()),
+        Operation.Name.CREATE_TABLE);
+  }
+
+  /** Writes a file of these ids under partition value {@code p}, not committed. */
+  AddFile write(Schema schema, String p, long modificationTime, long... ids) throws IOException {
+    Path file = new Path(root, "p=" + p + "/" + names.next());
+    DataFile done;
+    try (ParquetFileWriter w =
+        new ParquetFileWriter(conf, file, schema, Set.of("p"), CompressionCodecName.SNAPPY)) {
+      for (long id : ids) {
+        Struct row = new Struct(schema).put("id", id).put("name", "n" + id).put("p", p);
+        w.write(row);
+      }
+      done = w.finish();
+    }
+    return AddFile.builder(
+            LogPaths.relative(root, file), Map.of("p", p), done.sizeBytes(), modificationTime, true)
+        .stats(JsonText.quote(done.statsJson()))
+        .build();
+  }
+
+  /** Writes and commits one file per id run. */
+  List<AddFile> append(String p, long modificationTime, int files, int rowsPerFile, long firstId)
+      throws IOException {
+    List<AddFile> added = new ArrayList<>();
+    long id = firstId;
+    for (int f = 0; f < files; f++) {
+      long[] ids = new long[rowsPerFile];
+      for (int r = 0; r < rowsPerFile; r++) {
+        ids[r] = id++;
+      }
+      added.add(write(ROW, p, modificationTime, ids));
+    }
+    commit(new ArrayList<>(added), Operation.Name.WRITE);
+    return added;
+  }
+
+  long commit(List<? extends Action> actions, Operation.Name operation) {
+    return log().startTransaction().commit(actions, new Operation(operation), "test").getVersion();
+  }
+
+  /** Per id, how many rows of the latest snapshot hold it; and each row's partition value. */
+  Map<Long, Integer> idCounts() throws IOException {
+    Map<Long, Integer> counts = new HashMap<>();
+    for (AddFile f : log().update().getAllFiles()) {
+      for (Group row : ParquetRows.read(conf, LogPaths.absolute(root, f.getPath()))) {
+        counts.merge(row.getLong("id", 0), 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  Path absolute(AddFile f) {
+    return LogPaths.absolute(root, f.getPath());
+  }
+
+  static DeltaSinkConfig config(Map<String, String> overrides) {
+    Map<String, String> props = new HashMap<>();
+    props.put("topics", "t");
+    props.put(DeltaSinkConfig.TABLE_PATH, "file:///tmp/unused");
+    props.put(DeltaSinkConfig.TXN_APP_ID, CONNECTOR);
+    props.putAll(overrides);
+    return new DeltaSinkConfig(props);
+  }
+}
