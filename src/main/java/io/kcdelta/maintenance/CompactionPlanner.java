@@ -22,8 +22,10 @@ final class CompactionPlanner {
   /** Files of one partition value to merge into one file. */
   record Bin(Map<String, String> partitionValues, List<AddFile> files, long bytes) {}
 
-  private static final Comparator<AddFile> OLDEST_FIRST =
-      Comparator.comparingLong(AddFile::getModificationTime).thenComparing(AddFile::getPath);
+  private static final Comparator<AddFile> SMALLEST_FIRST =
+      Comparator.comparingLong(AddFile::getSize)
+          .thenComparingLong(AddFile::getModificationTime)
+          .thenComparing(AddFile::getPath);
 
   private final long targetBytes;
   private final int minFiles;
@@ -49,7 +51,7 @@ final class CompactionPlanner {
     List<Bin> bins = new ArrayList<>();
     for (List<AddFile> files : byPartition.values()) {
       if (files.size() >= minFiles) {
-        files.sort(OLDEST_FIRST);
+        files.sort(SMALLEST_FIRST);
         bins.addAll(pack(files));
       }
     }
@@ -67,13 +69,18 @@ final class CompactionPlanner {
         && !f.getStats().isBlank();
   }
 
-  /** Consecutive runs of at most the target size; a run of fewer than minFiles files waits. */
+  /**
+   * Consecutive runs (smallest first) of at most the target size, each without a file larger than
+   * the run's smaller files together; a run of fewer than minFiles files waits.
+   */
   private List<Bin> pack(List<AddFile> files) {
     List<Bin> bins = new ArrayList<>();
     List<AddFile> run = new ArrayList<>();
     long bytes = 0;
     for (AddFile f : files) {
-      if (!run.isEmpty() && bytes + f.getSize() > targetBytes) {
+      boolean full = bytes + f.getSize() > targetBytes;
+      boolean dominant = !run.isEmpty() && run.size() > 1 && f.getSize() > bytes;
+      if (!run.isEmpty() && (full || dominant)) {
         addIfWorthIt(bins, run, bytes);
         run = new ArrayList<>();
         bytes = 0;

@@ -60,7 +60,7 @@ class CompactionPlannerTest {
   }
 
   @Test
-  void binsHoldAtMostTheTargetOldestFirstAndLeaveShortRunsWaiting() {
+  void binsHoldAtMostTheTargetSmallestAndOldestFirstAndLeaveShortRunsWaiting() {
     List<AddFile> files = new ArrayList<>();
     // 11 files of 150 bytes: runs of 6 (900 <= 1000), then 5; with a minimum of 4 both qualify.
     for (int i = 10; i >= 0; i--) {
@@ -96,5 +96,25 @@ class CompactionPlannerTest {
     assertEquals(
         List.of(Map.of("p", "b"), Map.of("p", "a")),
         bins.stream().map(CompactionPlanner.Bin::partitionValues).toList());
+  }
+
+  @Test
+  void aFileLargerThanTheSmallerFilesTogetherWaitsUntilTheyMatchIt() {
+    List<AddFile> files = new ArrayList<>();
+    files.add(file("merged", "a", 450, 0, STATS)); // an earlier compaction's output, still small
+    for (int i = 0; i < 4; i++) {
+      files.add(file("new" + i, "a", 100, 0, STATS));
+    }
+    // 400 new bytes do not match 450: the four new files merge alone.
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
+    assertEquals(1, bins.size());
+    assertEquals(List.of("p=a/new0", "p=a/new1", "p=a/new2", "p=a/new3"), paths(bins.get(0)));
+
+    // 500 new bytes match it: it joins them.
+    files.add(file("new4", "a", 100, 0, STATS));
+    bins = planner.plan(files, NOW);
+    assertEquals(1, bins.size());
+    assertEquals(6, bins.get(0).files().size());
+    assertEquals("p=a/merged", paths(bins.get(0)).get(5));
   }
 }
