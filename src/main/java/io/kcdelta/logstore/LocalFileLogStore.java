@@ -113,8 +113,14 @@ public class LocalFileLogStore extends HadoopFileSystemLogStore {
     return java.nio.file.Path.of(qualified.toUri());
   }
 
+  /**
+   * True: a local file is visible while it is written. Delta Standalone asks this before it writes
+   * a checkpoint, and on true writes it to a temp file and renames it; on false it writes the
+   * checkpoint in place, and a reader in another process that lists the log meanwhile reads a
+   * half-written checkpoint ("is not a Parquet file"), as a foreign reader in CompactionIT did.
+   */
   @Override
   public Boolean isPartialWriteVisible(Path path, Configuration hadoopConf) {
-    return false;
+    return true;
   }
 }

@@ -23,7 +23,6 @@ import java.util.function.BooleanSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,11 +96,19 @@ final class Compactor {
     }
     Snapshot snapshot = snapshotOf(txn.readVersion());
     for (CompactionPlanner.Bin bin : planner.plan(snapshot.getAllFiles(), nowMs)) {
-      List<AddFile> inputs = sameSchema(bin.files());
-      if (inputs.size() < 2) {
+      List<FileRewriter.Footer> footers = new ArrayList<>();
+      for (AddFile f : bin.files()) {
+        footers.add(rewriter.footer(absolute(f)));
+      }
+      List<Integer> same = FileRewriter.largestSameSchema(footers);
+      if (same.size() < 2) {
         continue;
       }
-      return compact(txn, inputs, stop);
+      return compact(
+          txn,
+          same.stream().map(i -> bin.files().get(i)).toList(),
+          same.stream().map(footers::get).toList(),
+          stop);
     }
     return new NothingToDo();
   }
@@ -112,21 +119,15 @@ final class Compactor {
     return current.getVersion() == version ? current : log.getSnapshotForVersionAsOf(version);
   }
 
-  private List<AddFile> sameSchema(List<AddFile> files) throws IOException {
-    List<Path> paths = files.stream().map(this::absolute).toList();
-    List<AddFile> same = new ArrayList<>();
-    for (int i : rewriter.largestSameSchema(paths)) {
-      same.add(files.get(i));
-    }
-    return same;
-  }
-
-  private Result compact(OptimisticTransaction txn, List<AddFile> inputs, BooleanSupplier stop)
+  private Result compact(
+      OptimisticTransaction txn,
+      List<AddFile> inputs,
+      List<FileRewriter.Footer> footers,
+      BooleanSupplier stop)
       throws IOException {
     List<Path> paths = inputs.stream().map(this::absolute).toList();
-    MessageType schema = rewriter.schemaOf(paths.get(0));
     Path output = new Path(paths.get(0).getParent(), names.next());
-    long rows = rewriter.rewrite(paths, schema, output, stop);
+    long rows = rewriter.merge(paths, footers, output, stop);
     FileSystem fs = output.getFileSystem(conf);
     String stats =
         StatsMerge.merge(
@@ -162,6 +163,13 @@ final class Compactor {
     try {
       result = txn.commit(actions, operation(inputs.size()), engineInfo);
     } catch (DeltaConcurrentModificationException e) {
+      String path = LogPaths.relative(root, output);
+      if (log.update().getAllFiles().stream().anyMatch(f -> f.getPath().equals(path))) {
+        // The conflict was with our own commit: an attempt whose answer was lost landed, and the
+        // retry found its version taken. The new file is the table's now.
+        LOG.info("Compaction of {} files in {} landed in an earlier attempt", inputs.size(), root);
+        return new Compacted(-1, inputs.size(), bytes, newBytes, rows);
+      }
       fs.delete(output, false);
       LOG.info(
           "Compaction of {} files in {} dropped: {} (the new file is deleted)",

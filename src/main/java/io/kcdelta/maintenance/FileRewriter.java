@@ -17,54 +17,90 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * Copies the rows of Parquet files of one schema into one new file, row by row: the output has the
- * inputs' exact Parquet schema (names, types, logical types, field ids) and full-size row groups.
- * One file is read at a time, so memory is one row group of the output plus one page per input
- * column.
+ * Merges Parquet files of one schema into one new file with the inputs' exact Parquet schema
+ * (names, types, logical types, field ids), in one of two ways:
+ *
+ * <ul>
+ *   <li>files whose row groups are all at least {@value #MIN_COPIED_ROW_GROUP_BYTES} bytes: their
+ *       row groups are copied as they are, compressed pages and all, without decoding a value
+ *       (cheap: the bytes are read and written once);
+ *   <li>otherwise row by row, into full-size row groups: a streaming sink's files have row groups
+ *       as small as the files, which readers would pay for.
+ * </ul>
+ *
+ * The compaction policy makes a byte go through the second way about once: files of a few MB made
+ * from the first small files have row groups big enough to be copied from then on. One input is
+ * read at a time; memory is one output row group plus one page per input column.
  */
 final class FileRewriter {
   /** The output's row group size; a file buffers one row group in memory while it is written. */
   static final long MAX_ROW_GROUP_BYTES = 64L * 1024 * 1024;
+
+  /** Row groups at least this large (compressed) are copied, not rewritten. */
+  static final long MIN_COPIED_ROW_GROUP_BYTES = 4L * 1024 * 1024;
 
   private static final int ROWS_BETWEEN_STOP_CHECKS = 10_000;
 
   private final Configuration conf;
   private final CompressionCodecName codec;
   private final long rowGroupBytes;
+  private final long minCopiedRowGroupBytes;
 
   FileRewriter(Configuration conf, CompressionCodecName codec, long targetBytes) {
+    this(conf, codec, targetBytes, MIN_COPIED_ROW_GROUP_BYTES);
+  }
+
+  /** With another threshold for copying row groups: for tests of either way on small files. */
+  FileRewriter(
+      Configuration conf,
+      CompressionCodecName codec,
+      long targetBytes,
+      long minCopiedRowGroupBytes) {
     this.conf = conf;
     this.codec = codec;
     this.rowGroupBytes = Math.min(targetBytes, MAX_ROW_GROUP_BYTES);
+    this.minCopiedRowGroupBytes = minCopiedRowGroupBytes;
   }
 
-  /** The Parquet schema in the file's footer. */
-  MessageType schemaOf(Path file) throws IOException {
+  /** What a file's footer says: its schema, rows, and its smallest row group (compressed). */
+  record Footer(MessageType schema, long rows, long smallestRowGroupBytes) {}
+
+  Footer footer(Path file) throws IOException {
+    ParquetMetadata md;
     try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, conf))) {
-      return reader.getFooter().getFileMetaData().getSchema();
+      md = reader.getFooter();
     }
+    long rows = 0;
+    long smallest = Long.MAX_VALUE;
+    for (BlockMetaData block : md.getBlocks()) {
+      rows += block.getRowCount();
+      smallest = Math.min(smallest, block.getCompressedSize());
+    }
+    return new Footer(md.getFileMetaData().getSchema(), rows, smallest);
   }
 
   /**
-   * Indexes of the largest set of files that share one schema: only those can be copied into one
+   * Indexes of the largest set of files that share one schema: only those can be merged into one
    * file (a file written before the table gained a column has one column less).
    */
-  List<Integer> largestSameSchema(List<Path> files) throws IOException {
+  static List<Integer> largestSameSchema(List<Footer> footers) {
     Map<MessageType, List<Integer>> bySchema = new LinkedHashMap<>();
-    for (int i = 0; i < files.size(); i++) {
-      bySchema.computeIfAbsent(schemaOf(files.get(i)), s -> new ArrayList<>()).add(i);
+    for (int i = 0; i < footers.size(); i++) {
+      bySchema.computeIfAbsent(footers.get(i).schema(), s -> new ArrayList<>()).add(i);
     }
     return bySchema.values().stream().max(Comparator.comparingInt(List::size)).orElseThrow();
   }
 
-  /** The stop signal came while the files were copied; the output is deleted. */
+  /** The stop signal came while the files were merged; the output is deleted. */
   static final class StoppedException extends IOException {
     StoppedException() {
       super("stopped");
@@ -72,15 +108,54 @@ final class FileRewriter {
   }
 
   /**
-   * Writes every row of {@code inputs} (all of {@code schema}) into {@code output}, which must not
-   * exist; deletes it on any failure.
+   * Merges {@code inputs} (their footers in {@code footers}, one schema) into {@code output}, which
+   * must not exist; deletes it on any failure.
    *
    * @return the rows written
    */
-  long rewrite(List<Path> inputs, MessageType schema, Path output, BooleanSupplier stop)
+  long merge(List<Path> inputs, List<Footer> footers, Path output, BooleanSupplier stop)
+      throws IOException {
+    MessageType schema = footers.get(0).schema();
+    boolean copy =
+        footers.stream().allMatch(f -> f.smallestRowGroupBytes() >= minCopiedRowGroupBytes);
+    boolean done = false;
+    try {
+      long rows =
+          copy
+              ? copyRowGroups(inputs, schema, output, stop)
+              : rewrite(inputs, schema, output, stop);
+      done = true;
+      return rows;
+    } finally {
+      if (!done) {
+        output.getFileSystem(conf).delete(output, false);
+      }
+    }
+  }
+
+  private long copyRowGroups(
+      List<Path> inputs, MessageType schema, Path output, BooleanSupplier stop) throws IOException {
+    ParquetFileWriter writer =
+        new ParquetFileWriter(
+            HadoopOutputFile.fromPath(output, conf),
+            schema,
+            ParquetFileWriter.Mode.CREATE,
+            rowGroupBytes,
+            0);
+    writer.start();
+    for (Path input : inputs) {
+      if (stop.getAsBoolean()) {
+        throw new StoppedException();
+      }
+      writer.appendFile(HadoopInputFile.fromPath(input, conf));
+    }
+    writer.end(Map.of());
+    return footer(output).rows();
+  }
+
+  private long rewrite(List<Path> inputs, MessageType schema, Path output, BooleanSupplier stop)
       throws IOException {
     long rows = 0;
-    boolean done = false;
     try (ParquetWriter<Group> writer =
         ExampleParquetWriter.builder(HadoopOutputFile.fromPath(output, conf))
             .withConf(conf)
@@ -102,11 +177,6 @@ final class FileRewriter {
         if (stop.getAsBoolean()) {
           throw new StoppedException();
         }
-      }
-      done = true;
-    } finally {
-      if (!done) {
-        output.getFileSystem(conf).delete(output, false);
       }
     }
     return rows;

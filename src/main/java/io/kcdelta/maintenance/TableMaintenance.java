@@ -171,7 +171,9 @@ public final class TableMaintenance {
             root,
             c.newBytes(),
             c.version());
-        committed.accept(c.version());
+        if (c.version() >= 0) {
+          committed.accept(c.version());
+        }
       }
     } catch (FileRewriter.StoppedException e) {
       LOG.debug("Compaction of {} stopped", root);

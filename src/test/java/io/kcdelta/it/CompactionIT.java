@@ -77,10 +77,10 @@ class CompactionIT {
 
   /**
    * 6 tasks, 200,000 records over about 20 commits per worker: once the records are committed and
-   * compaction has caught up, each partition value holds fewer than compaction.min.input.files
-   * appended files and at most twice that in all; every record is in the table once; the compaction
-   * commits carry dataChange=false and no offsets; each compacted file's stats are those of its
-   * rows; and a streaming reader of the changes (dataChange=true only) sees every record once.
+   * compaction has come to rest, each partition value holds fewer than compaction.min.input.files
+   * files per size tier; every record is in the table once; the compaction commits carry
+   * dataChange=false and no offsets; each compacted file's stats are those of its rows; and a
+   * streaming reader of the changes (dataChange=true only) sees every record once.
    */
   @Test
   void smallFilesBecomeFewAndEveryRecordStaysExactlyOnce() throws Exception {
@@ -100,10 +100,7 @@ class CompactionIT {
       }
     }
     DeltaTableContents.awaitRows(conf, table, records, 180_000);
-    // At rest: fewer than MIN_FILES appended small files, and compacted files that wait for new
-    // bytes to match them (fewer than MIN_FILES per doubling; a few doublings here).
-    Map<String, String> filesPerRegion =
-        awaitFilesAtRest(table, MIN_FILES - 1, 2 * (MIN_FILES - 1), 120_000);
+    Map<String, String> filesPerRegion = awaitFilesAtRest(table, MIN_FILES, 120_000);
     long maintenanceCpu = maintenanceCpuNanos() - cpuBefore;
     long processCpu = processCpuNanos() - processCpuBefore;
 
@@ -146,7 +143,7 @@ class CompactionIT {
 
     System.out.printf(
         "CompactionIT: %d records; data files appended %d, compaction commits %d (removed %d, "
-            + "added %d); live files per region now (appended+compacted) %s (bounds %d, %d in all); "
+            + "added %d); live files per region at rest (appended+compacted) %s (< %d per tier); "
             + "maintenance thread CPU %.1f s "
             + "of %.1f s process CPU (%.1f%%)%n",
         records,
@@ -155,8 +152,7 @@ class CompactionIT {
         history.compactionRemoved,
         history.compactionAdded,
         filesPerRegion,
-        MIN_FILES - 1,
-        2 * (MIN_FILES - 1),
+        MIN_FILES,
         maintenanceCpu / 1e9,
         processCpu / 1e9,
         100.0 * maintenanceCpu / processCpu);
@@ -297,38 +293,41 @@ class CompactionIT {
 
   /**
    * Waits until the live files stay the same for 6 s (six compaction intervals, twice the age a
-   * small file needs), then asserts that in each partition value at most {@code appendedBound} of
-   * them are appended files never compacted and at most {@code totalBound} in all; returns per
-   * partition value the live files as appended+compacted.
+   * small file needs), then asserts what compaction promises at rest: in each partition value, each
+   * size tier (files within a factor of compaction.min.input.files in size) holds fewer than
+   * compaction.min.input.files files. Returns per partition value the live files as
+   * appended+compacted, and the tiers.
    */
-  private Map<String, String> awaitFilesAtRest(
-      String table, int appendedBound, int totalBound, long timeoutMs) throws Exception {
+  private Map<String, String> awaitFilesAtRest(String table, int minFiles, long timeoutMs)
+      throws Exception {
     long deadline = System.currentTimeMillis() + timeoutMs;
     Set<String> seen = Set.of();
     long unchangedSince = System.currentTimeMillis();
-    Map<String, int[]> perRegion = new TreeMap<>();
+    List<AddFile> live = List.of();
     while (System.currentTimeMillis() - unchangedSince < 6_000) {
       assertTrue(System.currentTimeMillis() < deadline, "compaction did not come to rest");
       Thread.sleep(500);
-      List<AddFile> live = List.copyOf(DeltaLog.forTable(conf, table).update().getAllFiles());
+      live = List.copyOf(DeltaLog.forTable(conf, table).update().getAllFiles());
       Set<String> paths = live.stream().map(AddFile::getPath).collect(Collectors.toSet());
       if (!paths.equals(seen)) {
         seen = paths;
         unchangedSince = System.currentTimeMillis();
       }
-      perRegion = new TreeMap<>();
-      for (AddFile f : live) {
-        int[] counts =
-            perRegion.computeIfAbsent(f.getPartitionValues().get("region"), r -> new int[2]);
-        counts[f.isDataChange() ? 0 : 1]++;
-      }
+    }
+    Map<String, int[]> perRegion = new TreeMap<>();
+    Map<String, Map<Integer, Integer>> tiers = new TreeMap<>();
+    for (AddFile f : live) {
+      String region = f.getPartitionValues().get("region");
+      perRegion.computeIfAbsent(region, r -> new int[2])[f.isDataChange() ? 0 : 1]++;
+      int tier = (int) Math.floor(Math.log(f.getSize()) / Math.log(minFiles));
+      tiers.computeIfAbsent(region, r -> new TreeMap<>()).merge(tier, 1, Integer::sum);
     }
     Map<String, String> out = new TreeMap<>();
-    perRegion.forEach((region, n) -> out.put(region, n[0] + "+" + n[1]));
+    perRegion.forEach(
+        (region, n) -> out.put(region, n[0] + "+" + n[1] + " in tiers " + tiers.get(region)));
     assertTrue(
-        perRegion.values().stream()
-            .allMatch(n -> n[0] <= appendedBound && n[0] + n[1] <= totalBound),
-        "live files per region (appended+compacted) at rest: " + out);
+        tiers.values().stream().allMatch(t -> t.values().stream().allMatch(n -> n < minFiles)),
+        "at rest, live files per region (appended+compacted): " + out);
     return out;
   }
 

@@ -119,6 +119,53 @@ class LocalFileLogStoreTest {
     assertEquals("{\"version\":20}\n", Files.readString(logDir.resolve("_last_checkpoint")));
   }
 
+  /**
+   * A reader in another process lists the log while a checkpoint is written: the checkpoint file
+   * must appear whole (the store says partial writes are visible, so Delta Standalone writes it to
+   * a temp file and renames it). The reader here polls for the file and reads its footer each time
+   * it sees it.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aCheckpointAppearsWhole() throws Exception {
+    String tablePath = dir.toUri().toString();
+    Configuration conf = HadoopConfigurationFactory.create(config(tablePath));
+    LogStoreTestSupport.createDeltaTable(conf, tablePath);
+    io.delta.standalone.DeltaLog log = io.delta.standalone.DeltaLog.forTable(conf, tablePath);
+    List<io.delta.standalone.actions.Action> adds = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      adds.add(io.delta.standalone.actions.AddFile.builder("f" + i, Map.of(), 1, 1, true).build());
+    }
+    log.startTransaction()
+        .commit(
+            adds, new io.delta.standalone.Operation(io.delta.standalone.Operation.Name.WRITE), "t");
+    java.nio.file.Path checkpoint =
+        dir.resolve("_delta_log/00000000000000000001.checkpoint.parquet");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> writing =
+          pool.submit(() -> ((io.delta.standalone.internal.DeltaLogImpl) log).checkpoint());
+      int reads = 0;
+      while (!writing.isDone()) {
+        if (Files.exists(checkpoint)) {
+          try (var reader =
+              org.apache.parquet.hadoop.ParquetFileReader.open(
+                  org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                      new Path(checkpoint.toUri()), conf))) {
+            reads++;
+          } catch (java.io.FileNotFoundException renamedAway) {
+            // A checksum or temp file moved under us: nothing was read.
+          }
+        }
+      }
+      writing.get();
+      assertTrue(Files.exists(checkpoint));
+      System.out.println("checkpoint footer reads while it was written: " + reads);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   private static LogStore newStore(Configuration conf) {
     assertEquals(
         LocalFileLogStore.class.getName(),

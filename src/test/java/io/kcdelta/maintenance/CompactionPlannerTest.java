@@ -99,22 +99,29 @@ class CompactionPlannerTest {
   }
 
   @Test
-  void aFileLargerThanTheSmallerFilesTogetherWaitsUntilTheyMatchIt() {
+  void onlyFilesOfOneSizeTierAreMergedTogether() {
     List<AddFile> files = new ArrayList<>();
+    // With 4 as the minimum, tiers are powers of 4: 64..255 bytes, 256..1023 bytes.
     files.add(file("merged", "a", 450, 0, STATS)); // an earlier compaction's output, still small
     for (int i = 0; i < 4; i++) {
       files.add(file("new" + i, "a", 100, 0, STATS));
     }
-    // 400 new bytes do not match 450: the four new files merge alone.
     List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
     assertEquals(1, bins.size());
     assertEquals(List.of("p=a/new0", "p=a/new1", "p=a/new2", "p=a/new3"), paths(bins.get(0)));
+    assertEquals(3, CompactionPlanner.tier(100, 4));
+    assertEquals(4, CompactionPlanner.tier(450, 4));
+  }
 
-    // 500 new bytes match it: it joins them.
-    files.add(file("new4", "a", 100, 0, STATS));
-    bins = planner.plan(files, NOW);
+  @Test
+  void inTheTopTierTwoFilesThatMakeAFileNoLongerSmallAreMerged() {
+    // 4 files of 300 bytes do not fit in the target of 1000; 3 do, and make 900 >= 500.
+    List<AddFile> files = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      files.add(file("big" + i, "a", 300, 0, STATS));
+    }
+    List<CompactionPlanner.Bin> bins = planner.plan(files, NOW);
     assertEquals(1, bins.size());
-    assertEquals(6, bins.get(0).files().size());
-    assertEquals("p=a/merged", paths(bins.get(0)).get(5));
+    assertEquals(List.of("p=a/big0", "p=a/big1", "p=a/big2"), paths(bins.get(0)));
   }
 }

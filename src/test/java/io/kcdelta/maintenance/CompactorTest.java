@@ -17,6 +17,7 @@ import io.kcdelta.testutil.ParquetRows;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,7 +25,9 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,14 +46,55 @@ class CompactorTest {
   }
 
   private Compactor compactor(int minFiles) {
+    return compactor(minFiles, FileRewriter.MIN_COPIED_ROW_GROUP_BYTES);
+  }
+
+  private Compactor compactor(int minFiles, long minCopiedRowGroupBytes) {
     return new Compactor(
         table.log(),
         table.root,
         table.conf,
         new CompactionPlanner(TARGET, minFiles, 0),
-        new FileRewriter(table.conf, CompressionCodecName.SNAPPY, TARGET),
+        new FileRewriter(table.conf, CompressionCodecName.SNAPPY, TARGET, minCopiedRowGroupBytes),
         table.names,
         "test");
+  }
+
+  /**
+   * Row groups at least as large as the threshold are copied as they are (one per input here);
+   * smaller ones are rewritten into one. The rows and their stats are the same either way.
+   */
+  @Test
+  void largeRowGroupsAreCopiedSmallOnesRewritten() throws Exception {
+    table.append("a", 1_000, 8, 3, 0);
+    table.append("b", 1_000, 8, 3, 100);
+    Map<Long, Integer> before = table.idCounts();
+
+    Compactor.Compacted copied =
+        assertInstanceOf(
+            Compactor.Compacted.class,
+            compactor(8, 0).compactOnce(System.currentTimeMillis(), () -> false));
+    Compactor.Compacted rewritten =
+        assertInstanceOf(
+            Compactor.Compacted.class,
+            compactor(8, Long.MAX_VALUE).compactOnce(System.currentTimeMillis(), () -> false));
+
+    assertEquals(before, table.idCounts());
+    Map<String, Integer> rowGroups = new HashMap<>();
+    for (AddFile f : table.log().update().getAllFiles()) {
+      assertEquals(JSON.readTree(rowStats(table.absolute(f))), JSON.readTree(f.getStats()));
+      rowGroups.put(f.getPartitionValues().get("p"), rowGroupCount(table.absolute(f)));
+    }
+    assertEquals(Map.of("a", 8, "b", 1), rowGroups, "a's eight row groups copied, b's rewritten");
+    assertEquals(24, copied.rows());
+    assertEquals(24, rewritten.rows());
+  }
+
+  private int rowGroupCount(Path file) throws IOException {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(file, table.conf))) {
+      return reader.getFooter().getBlocks().size();
+    }
   }
 
   @Test
@@ -111,6 +155,22 @@ class CompactorTest {
     assertEquals(14, counts.size(), "16 rows less the deleted file's 2");
     assertFalse(counts.containsKey(6L) || counts.containsKey(7L), "deleted rows stay deleted");
     assertEquals(Set.of(), unreferencedFilesOfOurs(), "the compaction's file is deleted");
+  }
+
+  @Test
+  void aCommitThatLandedAlthoughItsRetryFoundTheVersionTakenKeepsItsFile() throws Exception {
+    table.append("a", 1_000, 8, 2, 0);
+    table.conf.set("delta.logStore.file.impl", LandThenTakenLogStore.class.getName());
+    LandThenTakenLogStore.ARMED.set(true);
+
+    Compactor.Result result = compactor(8).compactOnce(System.currentTimeMillis(), () -> false);
+
+    assertEquals(8, assertInstanceOf(Compactor.Compacted.class, result).files());
+    FileSystem fs = table.root.getFileSystem(table.conf);
+    for (AddFile f : table.log().update().getAllFiles()) {
+      assertTrue(fs.exists(table.absolute(f)), "a live file was deleted: " + f.getPath());
+    }
+    assertEquals(16, table.idCounts().size());
   }
 
   @Test
