@@ -12,6 +12,7 @@ import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
+import io.kcdelta.logstore.S3ConditionalLogStore;
 import io.kcdelta.table.SinkCommitLoop;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -30,11 +32,12 @@ import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Commit throughput and latency of blind appends through {@link DynamoDbLogStore} on dynalite +
- * s3proxy (loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog,
- * on one table. Latency is start-transaction to commit-returned, rebases included. Two paths, each
- * on a table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink}
- * is the connector's (a commit group of its own per committer, as a worker JVM has: a txn per
+ * Commit throughput and latency of blind appends through each log store ({@code bench.stores}:
+ * {@link DynamoDbLogStore} on dynalite + s3proxy, {@link S3ConditionalLogStore} on s3proxy alone;
+ * loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog, on one
+ * table. Latency is start-transaction to commit-returned, rebases included. Two paths, each on a
+ * table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink} is
+ * the connector's (a commit group of its own per committer, as a worker JVM has: a txn per
  * committer, the fencing check, which reads the table's txn versions, and checkpoints on a thread
  * of the committer's own).
  *
@@ -59,51 +62,75 @@ public final class LogStoreCommitBench {
       // allocates a whole multipart block (64 MB) for every commit file.
       String buffer = System.getProperty("bench.s3a.buffer", "disk");
       conf.set("fs.s3a.fast.upload.buffer", buffer);
-      conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
       conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
       conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
       List<String> paths =
           Arrays.stream(System.getProperty("bench.paths", "standalone,sink").split(","))
               .map(String::trim)
               .toList();
+      Map<String, Configuration> stores = new LinkedHashMap<>();
+      for (String store :
+          System.getProperty("bench.stores", "dynamodb,s3-conditional").split(",")) {
+        Configuration c = new Configuration(conf);
+        switch (store.trim()) {
+          case "dynamodb" ->
+              c.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+          case "s3-conditional" -> {
+            c.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, S3ConditionalLogStore.class.getName());
+            c.setBoolean(S3ConditionalLogStore.S3A_CONDITIONAL_ENABLED, true);
+          }
+          default -> throw new IllegalArgumentException("bench.stores: no store " + store);
+        }
+        stores.put(store.trim(), c);
+      }
 
       // Warm-up: class loading, JIT, connection pools; not measured. With only 20 warm-up commits
       // the first level measured the JIT too: 1 committer took 112 ms of CPU per commit on its
       // first 128 commits and 80 ms on its third.
       int warmup = Integer.getInteger("bench.warmup.commits", 400);
-      createTable(conf, s3.uri("warmup"));
-      for (String path : paths) {
-        run(committers(path, conf, s3.uri("warmup")), 4, Math.max(1, warmup / 4 / paths.size()));
+      for (Map.Entry<String, Configuration> store : stores.entrySet()) {
+        String table = s3.uri("warmup-" + store.getKey());
+        createTable(store.getValue(), table);
+        for (String path : paths) {
+          run(
+              committers(path, store.getValue(), table),
+              4,
+              Math.max(1, warmup / 4 / paths.size() / stores.size()));
+        }
       }
       System.out.printf(
-          "%-11s %-11s %8s %10s %9s %9s %9s%n",
-          "path", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
+          "%-15s %-11s %-11s %8s %10s %9s %9s %9s%n",
+          "store", "path", "committers", "commits", "commits/s", "p50 ms", "p99 ms", "max ms");
       for (int committers : levels) {
-        for (String path : paths) {
-          int perCommitter = Math.max(1, commitsPerLevel / committers);
-          String table = s3.uri("bench-" + path + "-" + committers);
-          createTable(conf, table);
-          RequestCounter.reset();
-          long jvmCpu0 = jvmCpuNanos();
-          long childCpu0 = childCpuNanos();
-          Result r = run(committers(path, conf, table), committers, perCommitter);
-          int n = r.latenciesMs.size();
-          long jvmCpu = jvmCpuNanos() - jvmCpu0;
-          long childCpu = childCpuNanos() - childCpu0;
-          System.out.printf(
-              "%-11s %-11d %8d %10.1f %9.0f %9.0f %9.0f%n",
-              path,
-              committers,
-              n,
-              n / r.wallSeconds,
-              pct(r.latenciesMs, 50),
-              pct(r.latenciesMs, 99),
-              pct(r.latenciesMs, 100));
-          if (Boolean.getBoolean("bench.details")) {
+        for (Map.Entry<String, Configuration> store : stores.entrySet()) {
+          for (String path : paths) {
+            Configuration storeConf = store.getValue();
+            int perCommitter = Math.max(1, commitsPerLevel / committers);
+            String table = s3.uri("bench-" + store.getKey() + "-" + path + "-" + committers);
+            createTable(storeConf, table);
+            RequestCounter.reset();
+            long jvmCpu0 = jvmCpuNanos();
+            long childCpu0 = childCpuNanos();
+            Result r = run(committers(path, storeConf, table), committers, perCommitter);
+            int n = r.latenciesMs.size();
+            long jvmCpu = jvmCpuNanos() - jvmCpu0;
+            long childCpu = childCpuNanos() - childCpu0;
             System.out.printf(
-                "    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
-                jvmCpu / 1e6 / n, childCpu / 1e6 / n);
-            System.out.print(RequestCounter.report(n));
+                "%-15s %-11s %-11d %8d %10.1f %9.0f %9.0f %9.0f%n",
+                store.getKey(),
+                path,
+                committers,
+                n,
+                n / r.wallSeconds,
+                pct(r.latenciesMs, 50),
+                pct(r.latenciesMs, 99),
+                pct(r.latenciesMs, 100));
+            if (Boolean.getBoolean("bench.details")) {
+              System.out.printf(
+                  "    CPU per commit: bench JVM (committers + s3proxy) %.1f ms, dynalite %.1f ms%n",
+                  jvmCpu / 1e6 / n, childCpu / 1e6 / n);
+              System.out.print(RequestCounter.report(n));
+            }
           }
         }
       }

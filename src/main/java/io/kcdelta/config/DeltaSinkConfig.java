@@ -67,6 +67,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   public static final String LOG_STORE_DYNAMODB = "dynamodb";
   public static final String LOG_STORE_FILESYSTEM = "filesystem";
+  public static final String LOG_STORE_S3_CONDITIONAL = "s3-conditional";
 
   private static final String GROUP_TABLE = "Delta table";
   private static final String GROUP_WRITE = "Files and commits";
@@ -87,7 +88,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final List<String> EVOLUTION_MODES = List.of("none", "add-columns");
   private static final List<String> NULL_BEHAVIORS = List.of("ignore", "fail");
   private static final List<String> UNKNOWN_FIELD_MODES = List.of("ignore", "fail", "add-columns");
-  private static final List<String> LOG_STORES = List.of(LOG_STORE_DYNAMODB, LOG_STORE_FILESYSTEM);
+  private static final List<String> LOG_STORES =
+      List.of(LOG_STORE_DYNAMODB, LOG_STORE_S3_CONDITIONAL, LOG_STORE_FILESYSTEM);
 
   /** Schemes whose table paths Hadoop can open with the plugin's bundled file systems. */
   private static final Set<String> SCHEMES = Set.of("s3a", "file");
@@ -262,8 +264,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         134_217_728L,
         ConfigDef.Range.atLeast(1_048_576L),
         Importance.LOW,
-        "Size a compacted file aims at. Files below half of it, committed more than three flush "
-            + "intervals ago, are small and are merged.",
+        "Size a compacted file aims at: at most this much is merged into one file. Files below half "
+            + "of it, committed more than three flush intervals ago, are small and are merged.",
         GROUP_MAINTENANCE,
         ++o,
         Width.SHORT,
@@ -274,8 +276,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
         8,
         ConfigDef.Range.atLeast(2),
         Importance.LOW,
-        "A partition value is compacted once it has at least this many small files; so at rest a "
-            + "partition value keeps fewer small files than this.",
+        "Small files of a partition value are merged once at least this many of one size tier "
+            + "(files within a factor of this number in size) are there; so at rest a partition value "
+            + "keeps fewer small files than this per tier, and a byte is merged about once per tier.",
         GROUP_MAINTENANCE,
         ++o,
         Width.SHORT,
@@ -316,7 +319,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
         Importance.HIGH,
         "How writers of the table exclude each other on the Delta log. 'dynamodb' (default for s3a:// "
             + "tables): a DynamoDB table decides each log version, compatible with Delta's "
-            + "S3DynamoDBLogStore used by Spark. 'filesystem' (default otherwise, for file:// tables): "
+            + "S3DynamoDBLogStore used by Spark. 's3-conditional' (s3a:// only): each log version is "
+            + "created with an S3 conditional write (If-None-Match), as delta-rs 1.x writers "
+            + "(kafka-delta-ingest, Python) do; no DynamoDB; the endpoint is checked at start to honour "
+            + "the condition. Never both on one table: a table with entries in the DynamoDB table is "
+            + "refused with s3-conditional. 'filesystem' (default otherwise, file:// tables only): "
             + "each log version is created by a hard link, which the file system grants to one writer "
             + "only, so the tasks, workers and connectors that share the file system exclude each "
             + "other (Spark writers of the same file:// table, on Delta's default store, do not).",
@@ -597,6 +604,34 @@ public final class DeltaSinkConfig extends AbstractConfig {
       return List.of();
     }
     String scheme = schemeOf(path);
+    String chosen = store.trim().toLowerCase(Locale.ROOT);
+    if (LOG_STORE_FILESYSTEM.equals(chosen) && "s3a".equals(scheme)) {
+      return List.of(
+          new Problem(
+              LOG_STORE,
+              LOG_STORE
+                  + "=filesystem is for file:// tables. On an s3a:// table it would mean Delta's "
+                  + "S3SingleDriverLogStore, which excludes writers only inside one JVM: two workers "
+                  + "of this connector could take the same log version and lose commits. Use "
+                  + LOG_STORE
+                  + "=dynamodb (shared with Spark writers) or "
+                  + LOG_STORE
+                  + "=s3-conditional (shared with delta-rs writers; no DynamoDB)."));
+    }
+    if (LOG_STORE_S3_CONDITIONAL.equals(chosen) && !"s3a".equals(scheme)) {
+      return List.of(
+          new Problem(
+              LOG_STORE,
+              LOG_STORE
+                  + "=s3-conditional creates log versions with S3 conditional writes, for s3a:// "
+                  + "tables only, but "
+                  + TABLE_PATH
+                  + " is '"
+                  + path
+                  + "'. Use "
+                  + LOG_STORE
+                  + "=filesystem for this path."));
+    }
     if (LOG_STORE_DYNAMODB.equalsIgnoreCase(store.trim()) && !"s3a".equals(scheme)) {
       return List.of(
           new Problem(

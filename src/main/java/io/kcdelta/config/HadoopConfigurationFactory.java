@@ -3,6 +3,7 @@ package io.kcdelta.config;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
 import io.kcdelta.logstore.LocalFileLogStore;
+import io.kcdelta.logstore.S3ConditionalLogStore;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
@@ -73,12 +74,20 @@ public final class HadoopConfigurationFactory {
   }
 
   private static void applyLogStore(DeltaSinkConfig config, Configuration conf) {
-    if (!DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())) {
+    String store = config.logStore();
+    if (DeltaSinkConfig.LOG_STORE_FILESYSTEM.equals(store)) {
       // file:// tables: Delta's default for the scheme lets two writers both take a version.
       conf.set(LocalFileLogStore.LOG_STORE_FILE_IMPL, LocalFileLogStore.class.getName());
       return;
     }
-    conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, DynamoDbLogStore.class.getName());
+    boolean conditional = DeltaSinkConfig.LOG_STORE_S3_CONDITIONAL.equals(store);
+    conf.set(
+        DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL,
+        conditional ? S3ConditionalLogStore.class.getName() : DynamoDbLogStore.class.getName());
+    if (conditional) {
+      conf.setBoolean(S3ConditionalLogStore.S3A_CONDITIONAL_ENABLED, true);
+    }
+    // s3-conditional reads the DynamoDB settings only to refuse a table the DynamoDB store uses.
     conf.set(DynamoDbLogStoreKeys.TABLE_NAME, config.dynamoDbTable());
     if (config.dynamoDbRegion() != null) {
       conf.set(DynamoDbLogStoreKeys.REGION, config.dynamoDbRegion());
@@ -86,7 +95,8 @@ public final class HadoopConfigurationFactory {
     if (config.dynamoDbEndpoint() != null) {
       conf.set(DynamoDbLogStoreKeys.ENDPOINT, config.dynamoDbEndpoint());
     }
-    conf.setBoolean(DynamoDbLogStoreKeys.TABLE_AUTO_CREATE, config.dynamoDbAutoCreate());
+    conf.setBoolean(
+        DynamoDbLogStoreKeys.TABLE_AUTO_CREATE, !conditional && config.dynamoDbAutoCreate());
     if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
       conf.set(DynamoDbLogStoreKeys.ACCESS_KEY, config.awsAccessKeyId());
       conf.set(DynamoDbLogStoreKeys.SECRET_KEY, config.awsSecretAccessKey().value());

@@ -1,39 +1,17 @@
 package io.kcdelta.logstore;
 
-import io.delta.storage.CloseableIterator;
-import io.delta.storage.HadoopFileSystemLogStore;
-import io.delta.storage.LineCloseableIterator;
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.Iterator;
-import java.util.List;
-import java.util.NavigableMap;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.FutureDataInputStreamBuilder;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,27 +52,14 @@ import software.amazon.awssdk.core.exception.SdkException;
  * _last_checkpoint}) bypass DynamoDB. Within one JVM, writers and recoverers of the same file are
  * serialized.
  */
-public class DynamoDbLogStore extends HadoopFileSystemLogStore {
+public class DynamoDbLogStore extends S3CommitLogStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLogStore.class);
-  private static final Pattern DELTA_FILE = Pattern.compile("\\d{20}\\.json");
-  private static final String TEMP_DIR = ".tmp";
-  private static final String S3A_CREATE_PERFORMANCE = "fs.s3a.create.performance";
 
   /**
    * Static: Delta Standalone creates one store per DeltaLog, but the files they guard are shared.
    */
   private static final PathLocks LOCKS = new PathLocks();
-
-  private static final String OPEN_READ_POLICY = "fs.option.openfile.read.policy";
-
-  /**
-   * Shared by the stores of a JVM: the tasks of a connector in one worker read the same commits.
-   */
-  private static final CommitFileCache COMMIT_FILES = new CommitFileCache(32L << 20, 1L << 20);
-
-  /** Commit files of the last listing, for {@link #read}: one store per DeltaLog, so one table. */
-  private final ListedCommits listedCommits = new ListedCommits();
 
   private final DynamoDbSettings settings;
   private final DynamoDbRetrier retrier;
@@ -121,10 +86,8 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
       Path path, Iterator<String> actions, Boolean overwrite, Configuration hadoopConf)
       throws IOException {
     FileSystem fs = path.getFileSystem(hadoopConf);
-    Path file = stripUserInfo(fs.makeQualified(path));
-    if (overwrite || !DELTA_FILE.matcher(file.getName()).matches()) {
-      // _last_checkpoint: last writer wins by design, and an S3 PUT becomes visible whole.
-      writeFile(fs, file, actions, overwrite);
+    Path file = commitFileOrWrite(fs, path, actions, overwrite);
+    if (file == null) {
       return;
     }
     ensureTable();
@@ -258,85 +221,7 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     if (latest.isPresent() && !latest.get().complete()) {
       recover(fs, logDir, latest.get());
     }
-    String from = path.getName();
-    List<FileStatus> listed = S3ListFrom.listFrom(fs, path.getParent(), from);
-    if (listed == null || listed.isEmpty()) {
-      // Nothing from there on may mean no directory: listStatus tells, as Delta expects.
-      listed = listDirectoryFrom(fs, path.getParent(), from);
-    }
-    listedCommits.remember(from, listed);
-    return listed.iterator();
-  }
-
-  /**
-   * As HadoopFileSystemLogStore.listFrom, minus its exists() probe of the log directory (on S3A a
-   * HEAD and a LIST before the listing's own LIST): listStatus throws FileNotFoundException for a
-   * missing directory itself.
-   */
-  private static List<FileStatus> listDirectoryFrom(FileSystem fs, Path dir, String from)
-      throws IOException {
-    List<FileStatus> listed = new ArrayList<>();
-    for (FileStatus f : fs.listStatus(dir)) {
-      if (f.getPath().getName().compareTo(from) >= 0) {
-        listed.add(f);
-      }
-    }
-    listed.sort(Comparator.comparing(f -> f.getPath().getName()));
-    return listed;
-  }
-
-  /**
-   * As HadoopFileSystemLogStore.read, but for a commit file that the last {@link #listFrom} listed:
-   *
-   * <ul>
-   *   <li>its content may come from {@link CommitFileCache}, keyed by path, length and ETag (a
-   *       content hash on S3), because Delta Standalone reads the same commits again for every new
-   *       snapshot and every conflict check;
-   *   <li>otherwise it is opened with its listed status, which spares S3A the HEAD it sends before
-   *       every open.
-   * </ul>
-   *
-   * Commit files are immutable (created once; a recovery race rewrites the same bytes), so the
-   * listed length and ETag stay right.
-   */
-  @Override
-  public CloseableIterator<String> read(Path path, Configuration hadoopConf) throws IOException {
-    FileStatus listed = listedCommits.get(path);
-    if (listed == null) {
-      return super.read(path, hadoopConf);
-    }
-    CommitFileCache.Key key = CommitFileCache.keyOf(listed);
-    byte[] cached = key == null ? null : COMMIT_FILES.get(key);
-    if (cached != null) {
-      return lines(new ByteArrayInputStream(cached));
-    }
-    FileSystem fs = path.getFileSystem(hadoopConf);
-    FSDataInputStream in =
-        awaitOpen(
-            fs.openFile(listed.getPath())
-                .withFileStatus(listed)
-                .opt(OPEN_READ_POLICY, "whole-file"));
-    if (key == null || !COMMIT_FILES.fits(listed.getLen())) {
-      return lines(in);
-    }
-    byte[] content;
-    try (in) {
-      content = in.readAllBytes();
-    }
-    if (content.length == listed.getLen()) {
-      COMMIT_FILES.put(key, content);
-    }
-    return lines(new ByteArrayInputStream(content));
-  }
-
-  private static CloseableIterator<String> lines(InputStream in) {
-    return new LineCloseableIterator(
-        new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)));
-  }
-
-  @Override
-  public Boolean isPartialWriteVisible(Path path, Configuration hadoopConf) {
-    return false;
+    return listCommits(fs, path);
   }
 
   private void ensureTable() throws IOException {
@@ -358,105 +243,8 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
     }
   }
 
-  private static void writeFile(FileSystem fs, Path file, Iterator<String> lines, boolean overwrite)
-      throws IOException {
-    try (OutputStream out = fs.create(file, overwrite)) {
-      while (lines.hasNext()) {
-        out.write((lines.next() + "\n").getBytes(StandardCharsets.UTF_8));
-      }
-    }
-  }
-
-  private static byte[] toBytes(Iterator<String> lines) {
-    StringBuilder sb = new StringBuilder();
-    while (lines.hasNext()) {
-      sb.append(lines.next()).append('\n');
-    }
-    return sb.toString().getBytes(StandardCharsets.UTF_8);
-  }
-
-  /**
-   * For fresh UUID names, and commit files found absent just before: S3A's probes for an existing
-   * file or directory there are pure cost.
-   */
-  @SuppressWarnings({"rawtypes", "unchecked"})
-  private static FSDataOutputStream createUnchecked(FileSystem fs, Path path) throws IOException {
-    FSDataOutputStreamBuilder builder = fs.createFile(path);
-    builder.overwrite(true);
-    builder.opt(S3A_CREATE_PERFORMANCE, true);
-    return (FSDataOutputStream) builder.build();
-  }
-
-  /** A single HEAD on S3A, where {@code exists} also lists to look for a directory of that name. */
-  @SuppressWarnings("deprecation")
-  private static boolean isFile(FileSystem fs, Path path) throws IOException {
-    return fs.isFile(path);
-  }
-
-  private static FSDataInputStream awaitOpen(FutureDataInputStreamBuilder builder)
-      throws IOException {
-    try {
-      return builder.build().get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while opening a commit file");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException(e.getCause());
-    }
-  }
-
-  /**
-   * The statuses of the commit files ({@code NNN.json}) of the latest listing, by qualified path,
-   * and of up to {@link #MAX_EARLIER} commits below where it started, from earlier listings of the
-   * same directory. Why those: a listing starts at the last checkpoint, but a reader that knew the
-   * table before that checkpoint (the sink's txn versions) reads the commits since, which are then
-   * only in an earlier listing. A listed name the new listing does not show (a recreated table, a
-   * file cleaned up) is dropped with it; commit files are never modified, so a kept status stays
-   * right for as long as its file exists.
-   */
-  static final class ListedCommits {
-    static final int MAX_EARLIER = 100;
-
-    /** The commits of one directory by name; dir null: none. */
-    private record Listing(Path dir, NavigableMap<String, FileStatus> byName) {}
-
-    private volatile Listing latest = new Listing(null, Collections.emptyNavigableMap());
-
-    /** {@code listing}: of one directory, the names from {@code fromName} on. */
-    synchronized void remember(String fromName, List<FileStatus> listing) {
-      Path dir = listing.isEmpty() ? null : listing.get(0).getPath().getParent();
-      TreeMap<String, FileStatus> byName = new TreeMap<>();
-      if (dir != null && dir.equals(latest.dir())) {
-        latest.byName().headMap(fromName, false).descendingMap().values().stream()
-            .limit(MAX_EARLIER)
-            .forEach(f -> byName.put(f.getPath().getName(), f));
-      }
-      for (FileStatus f : listing) {
-        String name = f.getPath().getName();
-        if (f.isFile() && DELTA_FILE.matcher(name).matches()) {
-          byName.put(name, f);
-        }
-      }
-      latest = new Listing(dir, byName);
-    }
-
-    FileStatus get(Path path) {
-      Listing l = latest;
-      return l.dir() != null && l.dir().equals(path.getParent())
-          ? l.byName().get(path.getName())
-          : null;
-    }
-  }
-
   private long expireTime() {
     return System.currentTimeMillis() / 1000 + settings.ttlSeconds();
-  }
-
-  static String deltaFileName(long version) {
-    return String.format("%020d.json", version);
   }
 
   /**
@@ -465,19 +253,5 @@ public class DynamoDbLogStore extends HadoopFileSystemLogStore {
    */
   private static String tablePath(Path logDir) {
     return logDir.getParent().toString();
-  }
-
-  static Path stripUserInfo(Path path) {
-    URI uri = path.toUri();
-    if (uri.getRawAuthority() == null || !uri.getRawAuthority().contains("@")) {
-      return path;
-    }
-    String authority = uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
-    try {
-      return new Path(
-          new URI(uri.getScheme(), authority, uri.getPath(), uri.getQuery(), uri.getFragment()));
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("cannot strip user info from " + path, e);
-    }
   }
 }

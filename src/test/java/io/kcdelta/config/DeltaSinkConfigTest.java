@@ -129,6 +129,32 @@ class DeltaSinkConfigTest {
   }
 
   @Test
+  void theFilesystemLogStoreIsRefusedOnS3aAndNamesTheStoresThatWork() {
+    Map<String, String> p = props("delta.log.store", "filesystem");
+    List<String> errors = errorsOf(p, "delta.log.store");
+    assertEquals(1, errors.size());
+    assertTrue(errors.get(0).contains("dynamodb"), errors.get(0));
+    assertTrue(errors.get(0).contains("s3-conditional"), errors.get(0));
+    assertTrue(errors.get(0).contains("lose commits"), errors.get(0));
+    assertThrows(ConfigException.class, () -> new DeltaSinkConfig(p));
+  }
+
+  @Test
+  void theConditionalLogStoreIsForS3aTablesOnly() {
+    assertEquals(
+        List.of(), errorsOf(props("delta.log.store", "s3-conditional"), "delta.log.store"));
+    assertEquals(
+        "s3-conditional",
+        new DeltaSinkConfig(props("delta.log.store", "S3-Conditional")).logStore());
+    List<String> errors =
+        errorsOf(
+            props("delta.table.path", "file:///tmp/t", "delta.log.store", "s3-conditional"),
+            "delta.log.store");
+    assertEquals(1, errors.size());
+    assertTrue(errors.get(0).contains("s3a://"), errors.get(0));
+  }
+
+  @Test
   void dynamoDbLogStoreNeedsAnS3aTable() {
     Map<String, String> p =
         props("delta.table.path", "file:///tmp/t", "delta.log.store", "dynamodb");

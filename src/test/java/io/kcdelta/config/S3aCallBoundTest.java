@@ -39,7 +39,7 @@ class S3aCallBoundTest {
                     "delta.table.path",
                     "s3a://bucket/t",
                     "delta.log.store",
-                    "filesystem",
+                    "s3-conditional",
                     "s3.endpoint",
                     "http://127.0.0.1:" + closed,
                     "s3.region",

@@ -3,18 +3,28 @@ package io.kcdelta.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.delta.standalone.DeltaLog;
+import io.kcdelta.it.infra.ChildJvm;
 import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -79,6 +89,11 @@ abstract class AbstractFaultIT {
     }
   }
 
+  /** The connector's log store settings beyond dynamodb.*: none, so the DynamoDB store. */
+  Map<String, String> logStoreConfig() {
+    return Map.of();
+  }
+
   /**
    * Reads tables independently of the connector (its own DeltaLog; same JVM-wide s3a and DynamoDB
    * clients).
@@ -122,6 +137,143 @@ abstract class AbstractFaultIT {
     System.out.printf("[fault-it] " + format + "%n", args);
   }
 
+  /**
+   * A fourth worker runs in its own JVM and is killed with SIGKILL mid-stream: its tasks get no
+   * stop(), close() or finally block, their buffered rows and uploads vanish. The three remaining
+   * workers take over; then the worker comes back. Production never pauses.
+   */
+  void workerKilledScenario() throws Exception {
+    long t0 = System.nanoTime();
+    int port = freePort();
+    String childWorkerId = "localhost:" + port;
+    java.nio.file.Path props = writeChildWorkerProps(port);
+    try (Pipeline p = new Pipeline("killed")) {
+      ChildJvm child = startChildWorker(props, port);
+      try {
+        p.configure(Map.of(), TASKS);
+        await(
+            "a task on the child worker " + childWorkerId,
+            60_000,
+            () -> p.status().tasks().stream().anyMatch(t -> t.workerId().equals(childWorkerId)),
+            p::describeTasks);
+        long onChild =
+            p.status().tasks().stream().filter(t -> t.workerId().equals(childWorkerId)).count();
+        try (Pipeline.Background bg = p.produceInBackground(50, 100)) {
+          // Mid-stream: the child's tasks have been consuming (buffering, uploading, committing)
+          // for a while.
+          long start = tableVersion(p);
+          await(
+              "commits while the child worker runs tasks",
+              60_000,
+              () -> tableVersion(p) >= start + 5,
+              p::describeTasks);
+          child.kill();
+          log(
+              "killed the child worker (%d of %d tasks) with SIGKILL after %d records",
+              onChild, TASKS, p.records.partitionOfId.size());
+          await(
+              "all tasks running on the 3 remaining workers",
+              120_000,
+              () -> {
+                ConnectorStateInfo s = p.status();
+                return s.tasks().size() == TASKS
+                    && s.tasks().stream()
+                        .allMatch(
+                            t ->
+                                t.state().equals("RUNNING") && !t.workerId().equals(childWorkerId));
+              },
+              p::describeTasks);
+          long v = tableVersion(p);
+          await(
+              "commits after the takeover",
+              60_000,
+              () -> tableVersion(p) > v + 2,
+              p::describeTasks);
+          child = startChildWorker(props, port);
+          await(
+              "the restarted worker to run tasks again",
+              90_000,
+              () ->
+                  p.status().tasks().stream()
+                      .anyMatch(
+                          t -> t.workerId().equals(childWorkerId) && t.state().equals("RUNNING")),
+              p::describeTasks);
+          long v2 = tableVersion(p);
+          await(
+              "commits after the worker came back",
+              60_000,
+              () -> tableVersion(p) > v2 + 2,
+              p::describeTasks);
+        }
+        p.awaitDurable(180_000);
+        Verified verified = p.verify(Set.of());
+        log(
+            "scenario 1 (worker killed with SIGKILL, back again): %s; %.1f s",
+            verified, secondsSince(t0));
+      } finally {
+        child.close();
+      }
+    }
+  }
+
+  private java.nio.file.Path writeChildWorkerProps(int port) throws Exception {
+    Field f = EmbeddedConnectCluster.class.getDeclaredField("workerProps");
+    f.setAccessible(true);
+    @SuppressWarnings("unchecked")
+    Map<String, String> workerProps = new HashMap<>((Map<String, String>) f.get(connect));
+    workerProps.put("listeners", "HTTP://localhost:" + port);
+    workerProps.put("rest.advertised.host.name", "localhost");
+    workerProps.put("rest.advertised.port", String.valueOf(port));
+    // A killed worker's consumers hold their partitions until their session expires.
+    workerProps.put("consumer.session.timeout.ms", "10000");
+    workerProps.put("consumer.heartbeat.interval.ms", "1000");
+    Properties props = new Properties();
+    props.putAll(workerProps);
+    java.nio.file.Path file = dir.resolve("child-worker.properties");
+    try (var out = Files.newOutputStream(file)) {
+      props.store(out, "a Connect worker in its own JVM, same group as the embedded ones");
+    }
+    return file;
+  }
+
+  private static ChildJvm startChildWorker(java.nio.file.Path props, int port)
+      throws InterruptedException {
+    ChildJvm child =
+        ChildJvm.start(
+            "org.apache.kafka.connect.cli.ConnectDistributed", List.of(props.toString()));
+    HttpClient http = HttpClient.newHttpClient();
+    await(
+        "the child worker's REST API on port " + port,
+        90_000,
+        () -> {
+          if (!child.isAlive()) {
+            throw new AssertionError("child worker died:\n" + child.output());
+          }
+          return http.send(
+                      HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/connectors"))
+                          .build(),
+                      HttpResponse.BodyHandlers.discarding())
+                  .statusCode()
+              == 200;
+        },
+        () -> "child output in " + child.logFile());
+    return child;
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  long tableVersion(Pipeline p) {
+    return DeltaLog.forTable(readerConf(), p.table).update().getVersion();
+  }
+
+  static double secondsSince(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
   /** What {@link Pipeline#verify} checked. */
   record Verified(long rows, int kafkaPartitions, long tableVersion, int files) {
     @Override
@@ -163,6 +315,7 @@ abstract class AbstractFaultIT {
       c.put("flush.interval.ms", "3000");
       c.putAll(s3.connectorConfig());
       c.putAll(dynamo.connectorConfig(DDB_TABLE));
+      c.putAll(logStoreConfig());
       return c;
     }
 

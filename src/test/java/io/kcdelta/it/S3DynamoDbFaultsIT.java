@@ -4,27 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.DeltaLog;
 import io.kcdelta.DeltaSinkTask;
 import io.kcdelta.it.infra.ChildJvm;
 import io.kcdelta.logstore.CrashingDynamoDbLogStore;
 import io.kcdelta.table.FakeSinkContext;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Field;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -39,9 +30,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.json.JsonConverter;
-import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -58,135 +47,10 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
 
   // ------------------------------------------------------------------ 1. worker killed
 
-  /**
-   * A fourth worker runs in its own JVM and is killed with SIGKILL mid-stream: its tasks get no
-   * stop(), close() or finally block, their buffered rows and uploads vanish. The three remaining
-   * workers take over; then the worker comes back. Production never pauses.
-   */
   @Test
   @Tag(HEAVY)
   void workerKilledMidStreamAndBack() throws Exception {
-    long t0 = System.nanoTime();
-    int port = freePort();
-    String childWorkerId = "localhost:" + port;
-    java.nio.file.Path props = writeChildWorkerProps(port);
-    try (Pipeline p = new Pipeline("killed")) {
-      ChildJvm child = startChildWorker(props, port);
-      try {
-        p.configure(Map.of(), TASKS);
-        await(
-            "a task on the child worker " + childWorkerId,
-            60_000,
-            () -> p.status().tasks().stream().anyMatch(t -> t.workerId().equals(childWorkerId)),
-            p::describeTasks);
-        long onChild =
-            p.status().tasks().stream().filter(t -> t.workerId().equals(childWorkerId)).count();
-        try (Pipeline.Background bg = p.produceInBackground(50, 100)) {
-          // Mid-stream: the child's tasks have been consuming (buffering, uploading, committing)
-          // for a while.
-          long start = tableVersion(p);
-          await(
-              "commits while the child worker runs tasks",
-              60_000,
-              () -> tableVersion(p) >= start + 5,
-              p::describeTasks);
-          child.kill();
-          log(
-              "killed the child worker (%d of %d tasks) with SIGKILL after %d records",
-              onChild, TASKS, p.records.partitionOfId.size());
-          await(
-              "all tasks running on the 3 remaining workers",
-              120_000,
-              () -> {
-                ConnectorStateInfo s = p.status();
-                return s.tasks().size() == TASKS
-                    && s.tasks().stream()
-                        .allMatch(
-                            t ->
-                                t.state().equals("RUNNING") && !t.workerId().equals(childWorkerId));
-              },
-              p::describeTasks);
-          long v = tableVersion(p);
-          await(
-              "commits after the takeover",
-              60_000,
-              () -> tableVersion(p) > v + 2,
-              p::describeTasks);
-          child = startChildWorker(props, port);
-          await(
-              "the restarted worker to run tasks again",
-              90_000,
-              () ->
-                  p.status().tasks().stream()
-                      .anyMatch(
-                          t -> t.workerId().equals(childWorkerId) && t.state().equals("RUNNING")),
-              p::describeTasks);
-          long v2 = tableVersion(p);
-          await(
-              "commits after the worker came back",
-              60_000,
-              () -> tableVersion(p) > v2 + 2,
-              p::describeTasks);
-        }
-        p.awaitDurable(180_000);
-        Verified verified = p.verify(Set.of());
-        log(
-            "scenario 1 (worker killed with SIGKILL, back again): %s; %.1f s",
-            verified, secondsSince(t0));
-      } finally {
-        child.close();
-      }
-    }
-  }
-
-  private java.nio.file.Path writeChildWorkerProps(int port) throws Exception {
-    Field f = EmbeddedConnectCluster.class.getDeclaredField("workerProps");
-    f.setAccessible(true);
-    @SuppressWarnings("unchecked")
-    Map<String, String> workerProps = new HashMap<>((Map<String, String>) f.get(connect));
-    workerProps.put("listeners", "HTTP://localhost:" + port);
-    workerProps.put("rest.advertised.host.name", "localhost");
-    workerProps.put("rest.advertised.port", String.valueOf(port));
-    // A killed worker's consumers hold their partitions until their session expires.
-    workerProps.put("consumer.session.timeout.ms", "10000");
-    workerProps.put("consumer.heartbeat.interval.ms", "1000");
-    Properties props = new Properties();
-    props.putAll(workerProps);
-    java.nio.file.Path file = dir.resolve("child-worker.properties");
-    try (var out = Files.newOutputStream(file)) {
-      props.store(out, "a Connect worker in its own JVM, same group as the embedded ones");
-    }
-    return file;
-  }
-
-  private static ChildJvm startChildWorker(java.nio.file.Path props, int port)
-      throws InterruptedException {
-    ChildJvm child =
-        ChildJvm.start(
-            "org.apache.kafka.connect.cli.ConnectDistributed", List.of(props.toString()));
-    HttpClient http = HttpClient.newHttpClient();
-    await(
-        "the child worker's REST API on port " + port,
-        90_000,
-        () -> {
-          if (!child.isAlive()) {
-            throw new AssertionError("child worker died:\n" + child.output());
-          }
-          return http.send(
-                      HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/connectors"))
-                          .build(),
-                      HttpResponse.BodyHandlers.discarding())
-                  .statusCode()
-              == 200;
-        },
-        () -> "child output in " + child.logFile());
-    return child;
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    workerKilledScenario();
   }
 
   // ------------------------------------------------------------------ 2. rebalances
@@ -646,10 +510,6 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
 
   // ------------------------------------------------------------------ helpers
 
-  private long tableVersion(Pipeline p) {
-    return DeltaLog.forTable(readerConf(), p.table).update().getVersion();
-  }
-
   /** Every partition has a txn version (some commit of it is durable). */
   private void awaitSomeCommitsOfEveryPartition(Pipeline p) throws InterruptedException {
     Set<String> appIds = new HashSet<>();
@@ -667,9 +527,5 @@ class S3DynamoDbFaultsIT extends AbstractFaultIT {
   private void awaitProgress(Pipeline p) throws InterruptedException {
     long v = tableVersion(p);
     await("commits after version " + v, 60_000, () -> tableVersion(p) >= v + 3, p::describeTasks);
-  }
-
-  private static double secondsSince(long t0) {
-    return (System.nanoTime() - t0) / 1e9;
   }
 }

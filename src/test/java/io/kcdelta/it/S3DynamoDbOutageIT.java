@@ -3,7 +3,6 @@ package io.kcdelta.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.DeltaLog;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -120,10 +119,6 @@ class S3DynamoDbOutageIT extends AbstractFaultIT {
     connect.restartConnectorAndTasks(p.connector, true, true, false);
     p.awaitTasksRunning(TASKS);
     awaitVersion(p, tableVersion(p) + 3);
-  }
-
-  private long tableVersion(Pipeline p) {
-    return DeltaLog.forTable(readerConf(), p.table).update().getVersion();
   }
 
   private void awaitVersion(Pipeline p, long version) throws InterruptedException {

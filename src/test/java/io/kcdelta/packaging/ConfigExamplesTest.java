@@ -61,7 +61,12 @@ class ConfigExamplesTest {
           "delta.record.metadata.columns",
           "delta.record.metadata.column",
           "delta.record.key.column",
-          "delta.record.timestamp.date.column");
+          "delta.record.timestamp.date.column",
+          "compaction.enabled",
+          "compaction.target.file.bytes",
+          "compaction.min.input.files",
+          "compaction.interval.ms",
+          "orphan.retention.ms");
 
   private static final Set<String> CONNECT_KEYS =
       Set.of(
@@ -127,6 +132,7 @@ class ConfigExamplesTest {
         Set.of(
             "quickstart-s3.json",
             "s3-dynamodb-aws.json",
+            "s3-conditional-aws.json",
             "local-filesystem.json",
             "local-schemaless-json.json",
             "docker-s3-avro.json",
@@ -161,7 +167,8 @@ class ConfigExamplesTest {
           c,
           "parquet.compression.codec",
           Set.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed"));
-      check(problems, file, c, "delta.log.store", Set.of("dynamodb", "filesystem"));
+      check(
+          problems, file, c, "delta.log.store", Set.of("dynamodb", "s3-conditional", "filesystem"));
       check(problems, file, c, "behavior.on.null.values", Set.of("ignore", "fail"));
       check(problems, file, c, "delta.schema.evolution", Set.of("none", "add-columns"));
       String path = c.get("delta.table.path");
@@ -172,9 +179,11 @@ class ConfigExamplesTest {
       String scheme = URI.create(path.replace("${topic}", "topic")).getScheme();
       String store =
           c.getOrDefault("delta.log.store", "s3a".equals(scheme) ? "dynamodb" : "filesystem");
-      if ("s3a".equals(scheme) && !"dynamodb".equals(store)) {
+      if ("s3a".equals(scheme) && !Set.of("dynamodb", "s3-conditional").contains(store)) {
         problems.add(
-            file + ": an s3a:// table needs delta.log.store=dynamodb (S3 has no atomic rename)");
+            file
+                + ": an s3a:// table needs delta.log.store=dynamodb or s3-conditional (S3 has no"
+                + " atomic rename)");
       } else if ("file".equals(scheme) && !"filesystem".equals(store)) {
         problems.add(file + ": a file:// table uses delta.log.store=filesystem");
       } else if (!Set.of("s3a", "file").contains(scheme)) {

@@ -68,6 +68,7 @@ class PluginZipIT {
           List.of(
               "quickstart-s3.json",
               "s3-dynamodb-aws.json",
+              "s3-conditional-aws.json",
               "local-filesystem.json",
               "docker-s3-avro.json",
               "delta-sink-standalone.properties",

@@ -38,9 +38,22 @@ public final class S3Proxy implements AutoCloseable {
   private BlobStore blobStore;
   private org.gaul.s3proxy.S3Proxy server;
 
+  /** Whether requests must be signed with {@link #ACCESS_KEY}/{@link #SECRET_KEY}. */
+  private boolean authenticated = true;
+
   private S3Proxy(Path dataDir, String bucket) {
     this.dataDir = dataDir;
     this.bucket = bucket;
+  }
+
+  /**
+   * Started, in memory, accepting unsigned or wrongly signed requests: for a proxy in front of it
+   * that changes signed headers.
+   */
+  public static S3Proxy inMemoryWithoutAuthentication() {
+    S3Proxy s3 = new S3Proxy(null, uniqueBucket());
+    s3.authenticated = false;
+    return s3.start();
   }
 
   /** Started, objects in memory (lost on stop), bucket with a unique name. */
@@ -82,7 +95,10 @@ public final class S3Proxy implements AutoCloseable {
           org.gaul.s3proxy.S3Proxy.builder()
               .blobStore(blobStore)
               .endpoint(URI.create("http://127.0.0.1:" + port))
-              .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+              .awsAuthentication(
+                  authenticated ? AuthenticationType.AWS_V2_OR_V4 : AuthenticationType.NONE,
+                  ACCESS_KEY,
+                  SECRET_KEY)
               .build();
       server.start();
       long deadline = System.currentTimeMillis() + 30_000;
