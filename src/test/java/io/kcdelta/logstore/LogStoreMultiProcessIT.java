@@ -24,8 +24,11 @@ import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 
-/** Three JVMs append concurrently to one table: DynamoDB, not a JVM lock, keeps them apart. */
-class DynamoDbLogStoreMultiProcessIT {
+/**
+ * JVMs append concurrently to one table: the log store (DynamoDB, or S3's conditional create), not
+ * a JVM lock, keeps them apart.
+ */
+class LogStoreMultiProcessIT {
 
   private static final int PROCESSES = 3;
 
@@ -34,8 +37,19 @@ class DynamoDbLogStoreMultiProcessIT {
 
   private static final String DDB_TABLE = "delta_log_multiprocess";
 
+  /** Three JVMs, one committer each, through the DynamoDB store. */
   @Test
   void concurrentProcessesCommitEveryVersionExactlyOnce() throws Exception {
+    race(DynamoDbLogStore.class, PROCESSES, 1, COMMITS);
+  }
+
+  /** 16 committers in 4 JVMs (4 threads each, a DeltaLog each) through the s3-conditional store. */
+  @Test
+  void sixteenCommittersInFourProcessesThroughConditionalCreates() throws Exception {
+    race(S3ConditionalLogStore.class, 4, 4, Math.max(1, COMMITS / 4));
+  }
+
+  private void race(Class<?> store, int processCount, int threads, int commits) throws Exception {
     // Under target/ rather than a @TempDir: the writers' logs are what one reads after a failure.
     Path dir =
         Files.createDirectories(
@@ -43,12 +57,14 @@ class DynamoDbLogStoreMultiProcessIT {
     try (Dynalite ddb = Dynalite.inMemory();
         S3Proxy s3 = S3Proxy.inMemory()) {
       Configuration conf = LogStoreTestSupport.conf(s3, ddb, DDB_TABLE);
+      conf.set(DynamoDbLogStoreKeys.LOG_STORE_S3A_IMPL, store.getName());
+      conf.setBoolean(S3ConditionalLogStore.S3A_CONDITIONAL_ENABLED, true);
       String tablePath = LogStoreTestSupport.uniqueTablePath(s3);
       LogStoreTestSupport.createDeltaTable(conf, tablePath);
 
       List<Process> processes = new ArrayList<>();
       List<Path> outputs = new ArrayList<>();
-      for (int p = 0; p < PROCESSES; p++) {
+      for (int p = 0; p < processCount; p++) {
         Path out = dir.resolve("writer-" + p + ".versions");
         outputs.add(out);
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx384m", "-XX:+UseSerialGC"));
@@ -67,15 +83,17 @@ class DynamoDbLogStoreMultiProcessIT {
                 DDB_TABLE,
                 tablePath,
                 "w" + p,
-                Integer.toString(COMMITS),
-                out.toAbsolutePath().toString()));
+                Integer.toString(commits),
+                out.toAbsolutePath().toString(),
+                store.getName(),
+                Integer.toString(threads)));
         processes.add(
             new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("writer-" + p + ".log").toFile())
                 .start());
       }
-      for (int p = 0; p < PROCESSES; p++) {
+      for (int p = 0; p < processCount; p++) {
         Process proc = processes.get(p);
         Path log = dir.resolve("writer-" + p + ".log");
         if (!proc.waitFor(10, TimeUnit.MINUTES)) {
@@ -88,14 +106,14 @@ class DynamoDbLogStoreMultiProcessIT {
       Map<Long, String> winnerOf = new TreeMap<>();
       for (Path out : outputs) {
         List<String> lines = Files.readAllLines(out);
-        assertEquals(COMMITS, lines.size(), out.toString());
+        assertEquals(commits * threads, lines.size(), out.toString());
         for (String line : lines) {
           String[] parts = line.split(" ");
           String previous = winnerOf.put(Long.parseLong(parts[0]), parts[1]);
           assertNull(previous, "version " + parts[0] + " reported by two writers");
         }
       }
-      int total = PROCESSES * COMMITS;
+      int total = processCount * threads * commits;
       Set<Long> expectedVersions = new HashSet<>();
       for (long v = 1; v <= total; v++) {
         expectedVersions.add(v);
