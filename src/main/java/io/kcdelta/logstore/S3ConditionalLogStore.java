@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * retry finds our own file. So on 412 the file is read back; if it holds exactly our commit, the
  * version is ours.
  *
- * <p>Once per table and JVM, before the first read or write of its log, the store checks what it
- * relies on: that the endpoint honours {@code If-None-Match} (a second conditional create of a
- * probe object under {@code _delta_log/.tmp/} must fail; an S3-compatible store that ignores the
- * header would let two writers take one version and silently lose commits), and that the DynamoDB
- * log store does not hold entries for this table.
+ * <p>Once per table and JVM, before the first read or write of its log (reads of a {@value
+ * #READ_ONLY} configuration excepted), the store checks what it relies on: that the endpoint
+ * honours {@code If-None-Match} (a second conditional create of a probe object under {@code
+ * _delta_log/.tmp/} must fail; an S3-compatible store that ignores the header would let two writers
+ * take one version and silently lose commits), and that the DynamoDB log store does not hold
+ * entries for this table.
  *
  * <p>Enabled for {@code delta.log.store=s3-conditional} through {@code delta.logStore.s3a.impl}.
  * Needs Hadoop 3.4.2+ (the builder option {@value #CONDITIONAL_CREATE}).
@@ -52,6 +53,12 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
 
   /** Static: Delta Standalone makes one store per DeltaLog, but the files they guard are shared. */
   private static final PathLocks LOCKS = new PathLocks();
+
+  /**
+   * Set by readers that never write (bin/delta-sink-status): they skip the checks, which write a
+   * probe object and may need permissions a reader does not have.
+   */
+  public static final String READ_ONLY = "kcdelta.logstore.read.only";
 
   /** Table roots this JVM checked ({@link #checkTable}). */
   private static final Set<String> CHECKED = ConcurrentHashMap.newKeySet();
@@ -83,8 +90,11 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
   @Override
   public Iterator<FileStatus> listFrom(Path path, Configuration hadoopConf) throws IOException {
     FileSystem fs = path.getFileSystem(hadoopConf);
-    Path resolved = stripUserInfo(fs.makeQualified(path));
-    checkTable(fs, resolved.getParent(), hadoopConf);
+    if (!hadoopConf.getBoolean(READ_ONLY, false)) {
+      // A task reads the table when its partitions are assigned: it fails then, not at its first
+      // commit, when the table cannot be written safely.
+      checkTable(fs, stripUserInfo(fs.makeQualified(path)).getParent(), hadoopConf);
+    }
     return listCommits(fs, path);
   }
 

@@ -2,6 +2,7 @@ package io.kcdelta.tools;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.logstore.S3ConditionalLogStore;
 import io.kcdelta.schema.JsonParser;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -80,7 +82,10 @@ public final class DeltaSinkStatus {
     }
     TableStatus table;
     try {
-      table = TableStatus.read(HadoopConfigurationFactory.create(config), o.table(), o.versions());
+      Configuration conf = HadoopConfigurationFactory.create(config);
+      // Reads only: no probe object written by the s3-conditional store's checks.
+      conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
+      table = TableStatus.read(conf, o.table(), o.versions());
     } catch (RuntimeException e) {
       err.println("delta-sink-status: cannot read the Delta table " + o.table() + ": " + e);
       return 1;

@@ -182,6 +182,11 @@ class S3ConditionalLogStoreTest {
               .getFileSystem(conf)
               .exists(LogStoreTestSupport.deltaFile(table, 0)),
           "nothing was committed");
+      // A reader that never writes (bin/delta-sink-status) is not refused, and writes no probe.
+      int droppedBefore = proxy.dropped();
+      conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
+      assertEquals(-1, io.delta.standalone.DeltaLog.forTable(conf, table).update().getVersion());
+      assertEquals(droppedBefore, proxy.dropped(), "no conditional create by the reader");
     }
   }
 
