@@ -128,14 +128,14 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
   }
 
   /**
-   * S3A reports a 412 as RemoteFileChangedException, maybe wrapped; it says 412 or Precondition.
+   * S3A reports the 412 of a conditional create as RemoteFileChangedException, with the SDK's
+   * S3Exception (status 412) as its cause.
    */
   private static boolean isPreconditionFailed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof org.apache.hadoop.fs.s3a.RemoteFileChangedException
-          || (t.getMessage() != null
-              && (t.getMessage().contains("412")
-                  || t.getMessage().contains("PreconditionFailed")))) {
+          || (t instanceof software.amazon.awssdk.awscore.exception.AwsServiceException s
+              && s.statusCode() == 412)) {
         return true;
       }
     }
