@@ -19,9 +19,10 @@ import java.util.TreeMap;
  * at least one tier up, so a byte is rewritten about once per tier between its first file and half
  * the target: log<sub>minFiles</sub> of their ratio, about twice from 1 MB files to 64 MB with the
  * default 8. Without tiers an earlier compaction's output, still small, would be rewritten at every
- * interval for the few new files beside it (x34 the bytes written, in CompactionPlanBench's 100 KB
- * case). The price: at rest a partition value may keep up to {@code minFiles - 1} small files per
- * tier instead of in all.
+ * interval for the few new files beside it: with the first policy (oldest first, no tiers) a 100
+ * KB-per-flush case of CompactionPlanBench's harness rewrote 34 times the bytes written. The price:
+ * at rest a partition value may keep up to {@code minFiles - 1} small files per tier instead of in
+ * all.
  *
  * <p>A run is bounded by the target size, so one rewrite reads at most that many bytes. Files
  * without stats are left alone: the merged file's stats come from its inputs', and a file with none
