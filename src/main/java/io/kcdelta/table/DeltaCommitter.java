@@ -188,6 +188,12 @@ final class DeltaCommitter {
         continue;
       }
       try {
+        if (batch.schema() == null) {
+          // Files are always written by a schema: without it they could not be committed, and
+          // taking the batch as rowless would drop its rows while its offsets count as done.
+          throw new IllegalStateException(
+              "A batch of " + batch.files().size() + " data file(s) has no schema");
+        }
         if (partitionColumns != null && !partitionColumns.equals(batch.partitionColumns())) {
           throw new TableChangedException(
               "The partition columns of the table changed from "

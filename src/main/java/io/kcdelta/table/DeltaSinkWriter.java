@@ -68,7 +68,13 @@ public final class DeltaSinkWriter {
   private final TableFailures failures;
   private final CommitGroups groups;
 
-  private final Map<String, Table> tables = new HashMap<>();
+  /**
+   * In the order the tables were first written to, which follows from the records alone: the order
+   * of commits in a put() then does not depend on where the tables live (their paths' hash codes),
+   * so a simulated schedule replays from its seed.
+   */
+  private final Map<String, Table> tables = new LinkedHashMap<>();
+
   private final PartitionOffsets offsets;
   private boolean failed;
 

@@ -117,7 +117,7 @@ final class Table {
   }
 
   void refresh(Metadata metadata) {
-    state.refresh(metadata, files.isEmpty());
+    state.refresh(metadata, files.isEmpty() && inFlight == null);
   }
 
   /** Finishes every open file; on failure the caller must {@link #abort()}. */

@@ -36,10 +36,16 @@ final class TableState {
   /** As last read or committed (null: the table does not exist yet). */
   private StructType tableSchema;
 
-  private List<String> partitionColumns;
+  private List<String> tablePartitionColumns;
 
-  /** The table schema extended by what the buffered rows need. */
+  /**
+   * The table schema extended by what the task's rows need: those buffered, and those of a batch in
+   * flight, which comes back to the buffer when its commit fails without a verdict.
+   */
   private StructType batchSchema;
+
+  /** The partition columns the held rows' files are laid out by. */
+  private List<String> partitionColumns;
 
   private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
 
@@ -47,6 +53,8 @@ final class TableState {
     this.path = path;
     this.root = new Path(path);
     this.config = config;
+    this.tablePartitionColumns = config.partitionColumns();
+    this.partitionColumns = tablePartitionColumns;
   }
 
   String path() {
@@ -59,31 +67,37 @@ final class TableState {
 
   /**
    * Takes the table's schema and partitioning as of {@code metadata} (null: no table yet). While
-   * rows are buffered their files keep the layout they were written with.
+   * the task holds rows of the table, buffered or in a batch in flight, their files keep the layout
+   * they were written with: a batch in flight may come back to the buffer (a commit without a
+   * verdict) and must be committed again with its schema. Forgetting it there lost a batch's rows,
+   * or killed the task, when a partition of the table was opened meanwhile (issue 35).
    */
-  void refresh(Metadata metadata, boolean nothingBuffered) {
+  void refresh(Metadata metadata, boolean nothingHeld) {
     if (metadata == null || metadata.getSchema() == null) {
       tableSchema = null;
-      partitionColumns = config.partitionColumns();
+      tablePartitionColumns = config.partitionColumns();
     } else {
       tableSchema = metadata.getSchema();
-      partitionColumns = List.copyOf(metadata.getPartitionColumns());
+      tablePartitionColumns = List.copyOf(metadata.getPartitionColumns());
     }
-    if (nothingBuffered) {
+    if (nothingHeld) {
       batchDropped();
     }
   }
 
-  /** The buffered batch is gone: the next rows start from the table's own schema. */
+  /** The task holds no rows of the table any more: the next rows start from the table's schema. */
   void batchDropped() {
     batchSchema = tableSchema;
+    partitionColumns = tablePartitionColumns;
     layouts.clear();
   }
 
   /** The batch is in the table: its schema and partitioning are the table's now. */
   void committed(Batch batch) {
-    tableSchema = batch.schema();
-    partitionColumns = batch.partitionColumns();
+    if (batch.schema() != null) {
+      tableSchema = batch.schema();
+      tablePartitionColumns = batch.partitionColumns();
+    }
   }
 
   StructType batchSchema() {

@@ -16,6 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.MDC;
 
 /**
  * Connect's {@code WorkerSinkTask} (connect-runtime 3.0–4.3) for one task instance, reduced to what
@@ -90,8 +91,18 @@ final class SimWorkerSinkTask {
     return failure == null && !stopped;
   }
 
+  /**
+   * The writer's log lines from here on name this task ({@code %X{task}} in the test log pattern),
+   * as Connect's MDC names the connector and task in a worker's log: with {@code -Dsim.log=true}
+   * the log of a schedule reads like a worker's.
+   */
+  private void onThisTask() {
+    MDC.put("task", name);
+  }
+
   /** One turn of WorkerSinkTask.iteration(). */
   void iteration() {
+    onThisTask();
     if (!alive()) {
       return;
     }
@@ -230,6 +241,7 @@ final class SimWorkerSinkTask {
   }
 
   private void onPartitionsRemoved(Collection<TopicPartition> partitions, boolean lost) {
+    onThisTask();
     if (partitions.isEmpty()) {
       return;
     }
@@ -254,6 +266,7 @@ final class SimWorkerSinkTask {
   }
 
   void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+    onThisTask();
     for (TopicPartition tp : assigned) {
       assignment.add(tp);
       long pos = group.position(tp);
@@ -284,6 +297,7 @@ final class SimWorkerSinkTask {
    * Graceful stop: Connect closes every partition (committing offsets first), then stops the task.
    */
   void stop() {
+    onThisTask();
     if (!alive()) {
       return;
     }

@@ -30,6 +30,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.LoggerFactory;
 
 /**
  * Connect runtime events and storage faults driving the real {@link DeltaSinkWriter} on real local
@@ -249,10 +250,27 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     trace("clock +" + ms + " ms");
   }
 
-  /** Starts a task instance that joins the group (its partitions come at its first poll). */
-  /** A task on a worker of its own. */
+  /**
+   * Starts a task instance on a worker of its own; it joins the group (its partitions come at its
+   * first poll).
+   */
   SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords) {
     return startTask(commitEvery, maxPollRecords, new CommitGroups());
+  }
+
+  /** Starts a task instance on the worker of {@code beside}: they share its commit groups. */
+  SimWorkerSinkTask startTaskBeside(SimWorkerSinkTask beside, int commitEvery, int maxPoll) {
+    return startTask(commitEvery, maxPoll, workerOf.get(beside));
+  }
+
+  /**
+   * The group expels the task (a missed heartbeat); it keeps running as a zombie and does not learn
+   * it until {@link #finish()}.
+   */
+  void expel(SimWorkerSinkTask t) {
+    trace("expel " + t.name + " (it keeps running as a zombie)");
+    leave(t);
+    zombies.add(t);
   }
 
   private SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords, CommitGroups worker) {
@@ -331,10 +349,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       }
     } else if (r < 97) {
       if (!members.isEmpty()) {
-        SimWorkerSinkTask t = members.get(random.nextInt(members.size()));
-        trace("expel " + t.name + " (it keeps running as a zombie)");
-        leave(t);
-        zombies.add(t);
+        expel(members.get(random.nextInt(members.size())));
         if (members.isEmpty()) {
           startTask();
         }
@@ -614,6 +629,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   private void trace(String line) {
+    if (Boolean.getBoolean("sim.log")) {
+      // Interleaved with the writer's own lines: which event each commit or rewind followed.
+      LoggerFactory.getLogger(Simulation.class).info("TRACE {}", line);
+    }
     trace.add(line);
   }
 
