@@ -9,14 +9,13 @@ import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.parquet.DataFileNames;
-import io.kcdelta.parquet.JsonText;
 import io.kcdelta.parquet.StatsMerge;
+import io.kcdelta.schema.JsonText;
+import io.kcdelta.schema.SchemaJson;
+import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -189,9 +188,9 @@ final class Compactor {
   private static StructType dataSchema(Metadata metadata) {
     List<String> partitions = metadata.getPartitionColumns();
     return new StructType(
-        Arrays.stream(metadata.getSchema().getFields())
-            .filter(f -> !partitions.contains(f.getName()))
-            .toArray(StructField[]::new));
+        SchemaJson.parse(metadata.getSchema().toJson()).fields().stream()
+            .filter(f -> !partitions.contains(f.name()))
+            .toList());
   }
 
   private static Operation operation(int files) {

@@ -1,19 +1,12 @@
 package io.kcdelta.parquet;
 
-import io.delta.standalone.types.ByteType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.FloatType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.ShortType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
+import io.kcdelta.schema.DecimalType;
+import io.kcdelta.schema.DeltaType;
 import io.kcdelta.schema.JsonParser;
+import io.kcdelta.schema.JsonText;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -68,11 +61,11 @@ public final class StatsMerge {
     Map<String, Object> nulls = nullCounts(nullCounts, dataSchema);
     StringBuilder out = new StringBuilder("{\"numRecords\":").append(numRecords);
     out.append(",\"minValues\":");
-    render(out, min);
+    JsonText.append(out, min);
     out.append(",\"maxValues\":");
-    render(out, max);
+    JsonText.append(out, max);
     out.append(",\"nullCount\":");
-    render(out, nulls);
+    JsonText.append(out, nulls);
     return out.append('}').toString();
   }
 
@@ -93,9 +86,9 @@ public final class StatsMerge {
   private static Map<String, Object> bounds(
       List<Map<?, ?>> files, List<Map<?, ?>> nulls, long[] rows, StructType schema, int sign) {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (StructField field : schema.getFields()) {
-      String name = field.getName();
-      DataType type = field.getDataType();
+    for (StructField field : schema.fields()) {
+      String name = field.name();
+      DeltaType type = field.type();
       if (type instanceof StructType nested) {
         Map<String, Object> inner =
             bounds(children(files, name), children(nulls, name), rows, nested, sign);
@@ -138,18 +131,18 @@ public final class StatsMerge {
 
   private static Map<String, Object> nullCounts(List<Map<?, ?>> files, StructType schema) {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (StructField field : schema.getFields()) {
-      if (field.getDataType() instanceof StructType nested) {
-        Map<String, Object> inner = nullCounts(children(files, field.getName()), nested);
+    for (StructField field : schema.fields()) {
+      if (field.type() instanceof StructType nested) {
+        Map<String, Object> inner = nullCounts(children(files, field.name()), nested);
         if (!inner.isEmpty()) {
-          out.put(field.getName(), inner);
+          out.put(field.name(), inner);
         }
         continue;
       }
       long sum = 0;
       boolean known = true;
       for (Map<?, ?> file : files) {
-        if (file != null && file.get(field.getName()) instanceof Number n) {
+        if (file != null && file.get(field.name()) instanceof Number n) {
           sum += n.longValue();
         } else {
           known = false;
@@ -157,34 +150,29 @@ public final class StatsMerge {
         }
       }
       if (known) {
-        out.put(field.getName(), sum);
+        out.put(field.name(), sum);
       }
     }
     return out;
   }
 
   /** How bounds of a column of this type compare (null: we keep no bounds for it). */
-  private static Comparator<Object> order(DataType type) {
-    if (type instanceof ByteType
-        || type instanceof ShortType
-        || type instanceof IntegerType
-        || type instanceof LongType
-        || type instanceof FloatType
-        || type instanceof DoubleType
-        || type instanceof DecimalType) {
+  private static Comparator<Object> order(DeltaType type) {
+    if (type instanceof DecimalType) {
       return Comparator.comparing(StatsMerge::number);
     }
-    if (type instanceof StringType) {
-      return (a, b) -> StringPrefixes.compareCodePoints((String) a, (String) b);
+    if (!(type instanceof PrimitiveType primitive)) {
+      return null;
     }
-    if (type instanceof DateType) {
-      return Comparator.comparing(v -> LocalDate.parse((String) v));
-    }
-    if (type instanceof TimestampType) {
-      return Comparator.comparing(
-          v -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.parse((String) v, Instant::from));
-    }
-    return null;
+    return switch (primitive) {
+      case BYTE, SHORT, INTEGER, LONG, FLOAT, DOUBLE -> Comparator.comparing(StatsMerge::number);
+      case STRING -> (a, b) -> StringPrefixes.compareCodePoints((String) a, (String) b);
+      case DATE -> Comparator.comparing(v -> LocalDate.parse((String) v));
+      case TIMESTAMP ->
+          Comparator.comparing(
+              v -> DateTimeFormatter.ISO_OFFSET_DATE_TIME.parse((String) v, Instant::from));
+      default -> null;
+    };
   }
 
   private static BigDecimal number(Object v) {
@@ -198,28 +186,5 @@ public final class StatsMerge {
       return BigDecimal.valueOf(l);
     }
     throw new IllegalArgumentException("not a number: " + v);
-  }
-
-  private static void render(StringBuilder out, Object value) {
-    if (value instanceof Map<?, ?> map) {
-      out.append('{');
-      boolean first = true;
-      for (Map.Entry<?, ?> e : map.entrySet()) {
-        if (!first) {
-          out.append(',');
-        }
-        first = false;
-        JsonText.appendString(out, (String) e.getKey());
-        out.append(':');
-        render(out, e.getValue());
-      }
-      out.append('}');
-    } else if (value instanceof String s) {
-      JsonText.appendString(out, s);
-    } else if (value instanceof BigDecimal d) {
-      out.append(d.toString());
-    } else {
-      out.append(value);
-    }
   }
 }

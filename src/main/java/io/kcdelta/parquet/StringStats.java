@@ -1,5 +1,7 @@
 package io.kcdelta.parquet;
 
+import io.kcdelta.schema.JsonText;
+
 /** Min/max of a string column, kept whole while writing and truncated Delta's way when rendered. */
 final class StringStats extends ColumnStats {
   private String min;

@@ -1,5 +1,6 @@
 package io.kcdelta.parquet;
 
+import io.kcdelta.schema.JsonText;
 import java.util.ArrayList;
 import java.util.List;
 

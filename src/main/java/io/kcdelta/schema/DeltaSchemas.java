@@ -1,21 +1,6 @@
 package io.kcdelta.schema;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BinaryType;
-import io.delta.standalone.types.BooleanType;
-import io.delta.standalone.types.ByteType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.FloatType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.ShortType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.connect.data.Field;
@@ -64,15 +49,14 @@ public final class DeltaSchemas {
   private static StructType struct(String path, Schema schema, boolean inCollection) {
     List<Field> fields = schema.fields();
     rejectCaseOnlyDuplicates(path, fields);
-    StructField[] out = new StructField[fields.size()];
-    for (int i = 0; i < out.length; i++) {
-      Field f = fields.get(i);
+    List<StructField> out = new ArrayList<>(fields.size());
+    for (Field f : fields) {
       String column = path.isEmpty() ? f.name() : path + "." + f.name();
-      out[i] =
+      out.add(
           new StructField(
               f.name(),
               type(column, f.schema(), inCollection),
-              inCollection || f.schema().isOptional());
+              inCollection || f.schema().isOptional()));
     }
     return new StructType(out);
   }
@@ -96,36 +80,36 @@ public final class DeltaSchemas {
     }
   }
 
-  private static DataType type(String column, Schema schema, boolean inCollection) {
+  private static DeltaType type(String column, Schema schema, boolean inCollection) {
     switch (ConnectTypes.of(schema)) {
       case INT8:
-        return new ByteType();
+        return PrimitiveType.BYTE;
       case INT16:
-        return new ShortType();
+        return PrimitiveType.SHORT;
       case INT32:
       case TIME:
-        return new IntegerType();
+        return PrimitiveType.INTEGER;
       case INT64:
-        return new LongType();
+        return PrimitiveType.LONG;
       case FLOAT32:
-        return new FloatType();
+        return PrimitiveType.FLOAT;
       case FLOAT64:
-        return new DoubleType();
+        return PrimitiveType.DOUBLE;
       case BOOLEAN:
-        return new BooleanType();
+        return PrimitiveType.BOOLEAN;
       case STRING:
-        return new StringType();
+        return PrimitiveType.STRING;
       case BYTES:
-        return new BinaryType();
+        return PrimitiveType.BINARY;
       case DECIMAL:
         {
           ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
           return new DecimalType(spec.precision(), spec.scale());
         }
       case DATE:
-        return new DateType();
+        return PrimitiveType.DATE;
       case TIMESTAMP:
-        return new io.delta.standalone.types.TimestampType();
+        return PrimitiveType.TIMESTAMP;
       case STRUCT:
         if (schema.fields().isEmpty()) {
           throw new SchemaMappingException(

@@ -1,11 +1,5 @@
 package io.kcdelta.schema;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,21 +31,21 @@ public final class SchemaEvolution {
 
   private static StructType struct(String path, StructType table, StructType incoming, Mode mode) {
     Map<String, StructField> incomingByName = new HashMap<>();
-    for (StructField f : incoming.getFields()) {
-      incomingByName.put(f.getName(), f);
+    for (StructField f : incoming.fields()) {
+      incomingByName.put(f.name(), f);
     }
     Map<String, String> tableNamesLower = new HashMap<>();
-    for (StructField f : table.getFields()) {
-      tableNamesLower.put(f.getName().toLowerCase(Locale.ROOT), f.getName());
+    for (StructField f : table.fields()) {
+      tableNamesLower.put(f.name().toLowerCase(Locale.ROOT), f.name());
     }
 
     boolean changed = false;
     List<StructField> out = new ArrayList<>(table.length() + 1);
-    for (StructField tableField : table.getFields()) {
-      String column = qualify(path, tableField.getName());
-      StructField in = incomingByName.get(tableField.getName());
+    for (StructField tableField : table.fields()) {
+      String column = qualify(path, tableField.name());
+      StructField in = incomingByName.get(tableField.name());
       if (in == null) {
-        if (!tableField.isNullable()) {
+        if (!tableField.nullable()) {
           throw new SchemaMappingException(
               "Column '"
                   + column
@@ -62,34 +56,32 @@ public final class SchemaEvolution {
         out.add(tableField);
         continue;
       }
-      if (in.isNullable() && !tableField.isNullable()) {
+      if (in.nullable() && !tableField.nullable()) {
         throw new SchemaMappingException(
             "Column '"
                 + column
                 + "' is NOT NULL "
-                + describe(tableField.getDataType())
+                + describe(tableField.type())
                 + " in the table but optional "
-                + describe(in.getDataType())
+                + describe(in.type())
                 + " in the record schema; "
                 + "make the field required in the record schema (or the column nullable in the table)");
       }
-      DataType evolved = type(column, tableField.getDataType(), in.getDataType(), mode);
-      if (evolved != tableField.getDataType()) {
+      DeltaType evolved = type(column, tableField.type(), in.type(), mode);
+      if (evolved != tableField.type()) {
         changed = true;
-        out.add(
-            new StructField(
-                tableField.getName(), evolved, tableField.isNullable(), tableField.getMetadata()));
+        out.add(tableField.withType(evolved));
       } else {
         out.add(tableField);
       }
     }
 
-    for (StructField in : incoming.getFields()) {
-      if (containsExact(table, in.getName())) {
+    for (StructField in : incoming.fields()) {
+      if (containsExact(table, in.name())) {
         continue;
       }
-      String column = qualify(path, in.getName());
-      String clash = tableNamesLower.get(in.getName().toLowerCase(Locale.ROOT));
+      String column = qualify(path, in.name());
+      String clash = tableNamesLower.get(in.name().toLowerCase(Locale.ROOT));
       if (clash != null) {
         throw new SchemaMappingException(
             "Field '"
@@ -107,22 +99,22 @@ public final class SchemaEvolution {
             "Field '"
                 + column
                 + "' "
-                + describe(in.getDataType())
+                + describe(in.type())
                 + " of the record schema is not a column of the table; set "
                 + EVOLUTION_KEY
                 + "=add-columns to add it as a nullable column, or drop it upstream");
       }
       changed = true;
-      out.add(new StructField(in.getName(), in.getDataType(), true, in.getMetadata()));
+      out.add(new StructField(in.name(), in.type(), true, in.metadata()));
       // so that two new fields differing only in case clash with each other too
-      tableNamesLower.put(in.getName().toLowerCase(Locale.ROOT), in.getName());
+      tableNamesLower.put(in.name().toLowerCase(Locale.ROOT), in.name());
     }
-    return changed ? new StructType(out.toArray(new StructField[0])) : table;
+    return changed ? new StructType(out) : table;
   }
 
   private static boolean containsExact(StructType table, String name) {
-    for (StructField f : table.getFields()) {
-      if (f.getName().equals(name)) {
+    for (StructField f : table.fields()) {
+      if (f.name().equals(name)) {
         return true;
       }
     }
@@ -132,28 +124,24 @@ public final class SchemaEvolution {
   /**
    * @return {@code table} itself when unchanged
    */
-  private static DataType type(String column, DataType table, DataType incoming, Mode mode) {
-    if (table instanceof StructType && incoming instanceof StructType) {
-      return struct(column, (StructType) table, (StructType) incoming, mode);
+  private static DeltaType type(String column, DeltaType table, DeltaType incoming, Mode mode) {
+    if (table instanceof StructType t && incoming instanceof StructType i) {
+      return struct(column, t, i, mode);
     }
-    if (table instanceof ArrayType && incoming instanceof ArrayType) {
-      ArrayType t = (ArrayType) table;
-      ArrayType i = (ArrayType) incoming;
+    if (table instanceof ArrayType t && incoming instanceof ArrayType i) {
       if (i.containsNull() && !t.containsNull()) {
-        throw nullableMismatch(column + ".element", t.getElementType(), i.getElementType());
+        throw nullableMismatch(column + ".element", t.elementType(), i.elementType());
       }
-      DataType element = type(column + ".element", t.getElementType(), i.getElementType(), mode);
-      return element == t.getElementType() ? t : new ArrayType(element, t.containsNull());
+      DeltaType element = type(column + ".element", t.elementType(), i.elementType(), mode);
+      return element == t.elementType() ? t : new ArrayType(element, t.containsNull());
     }
-    if (table instanceof MapType && incoming instanceof MapType) {
-      MapType t = (MapType) table;
-      MapType i = (MapType) incoming;
+    if (table instanceof MapType t && incoming instanceof MapType i) {
       if (i.valueContainsNull() && !t.valueContainsNull()) {
-        throw nullableMismatch(column + ".value", t.getValueType(), i.getValueType());
+        throw nullableMismatch(column + ".value", t.valueType(), i.valueType());
       }
-      DataType key = type(column + ".key", t.getKeyType(), i.getKeyType(), mode);
-      DataType value = type(column + ".value", t.getValueType(), i.getValueType(), mode);
-      return key == t.getKeyType() && value == t.getValueType()
+      DeltaType key = type(column + ".key", t.keyType(), i.keyType(), mode);
+      DeltaType value = type(column + ".value", t.valueType(), i.valueType(), mode);
+      return key == t.keyType() && value == t.valueType()
           ? t
           : new MapType(key, value, t.valueContainsNull());
     }
@@ -175,7 +163,7 @@ public final class SchemaEvolution {
   }
 
   private static SchemaMappingException nullableMismatch(
-      String column, DataType table, DataType incoming) {
+      String column, DeltaType table, DeltaType incoming) {
     return new SchemaMappingException(
         "Column '"
             + column
@@ -187,38 +175,12 @@ public final class SchemaEvolution {
             + "in the record schema (or nullable in the table)");
   }
 
-  private static String describe(DataType type) {
+  private static String describe(DeltaType type) {
     return "(" + typeName(type) + ")";
   }
 
-  /**
-   * Standalone's own type strings drop decimal precision and container contents; messages need
-   * them.
-   */
-  static String typeName(DataType type) {
-    if (type instanceof DecimalType) {
-      DecimalType d = (DecimalType) type;
-      return "decimal(" + d.getPrecision() + "," + d.getScale() + ")";
-    }
-    if (type instanceof ArrayType) {
-      return "array<" + typeName(((ArrayType) type).getElementType()) + ">";
-    }
-    if (type instanceof MapType) {
-      MapType m = (MapType) type;
-      return "map<" + typeName(m.getKeyType()) + "," + typeName(m.getValueType()) + ">";
-    }
-    if (type instanceof StructType) {
-      StringBuilder out = new StringBuilder("struct<");
-      StructField[] fields = ((StructType) type).getFields();
-      for (int i = 0; i < fields.length; i++) {
-        out.append(i == 0 ? "" : ",")
-            .append(fields[i].getName())
-            .append(':')
-            .append(typeName(fields[i].getDataType()));
-      }
-      return out.append('>').toString();
-    }
-    return type.getSimpleString();
+  static String typeName(DeltaType type) {
+    return type.simpleString();
   }
 
   private static String qualify(String path, String name) {

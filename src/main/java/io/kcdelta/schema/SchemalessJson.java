@@ -1,22 +1,5 @@
 package io.kcdelta.schema;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BinaryType;
-import io.delta.standalone.types.BooleanType;
-import io.delta.standalone.types.ByteType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.FloatType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.ShortType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -72,55 +55,51 @@ public final class SchemalessJson {
 
   private static Schema struct(StructType type, boolean optional) {
     SchemaBuilder b = SchemaBuilder.struct();
-    for (StructField f : type.getFields()) {
-      b.field(f.getName(), connect(f.getDataType(), f.isNullable()));
+    for (StructField f : type.fields()) {
+      b.field(f.name(), connect(f.type(), f.nullable()));
     }
     return optional ? b.optional().build() : b.build();
   }
 
-  private static Schema connect(DataType type, boolean nullable) {
+  private static Schema connect(DeltaType type, boolean nullable) {
     SchemaBuilder b;
     if (type instanceof StructType s) {
       return struct(s, nullable);
     } else if (type instanceof ArrayType a) {
-      b = SchemaBuilder.array(connect(a.getElementType(), a.containsNull()));
+      b = SchemaBuilder.array(connect(a.elementType(), a.containsNull()));
     } else if (type instanceof MapType m) {
       b =
           SchemaBuilder.map(
-              connect(m.getKeyType(), false), connect(m.getValueType(), m.valueContainsNull()));
+              connect(m.keyType(), false), connect(m.valueType(), m.valueContainsNull()));
     } else if (type instanceof DecimalType d) {
       b =
-          Decimal.builder(d.getScale())
-              .parameter(ConnectTypes.PRECISION_PARAM, String.valueOf(d.getPrecision()));
-    } else if (type instanceof TimestampType) {
-      b = Timestamp.builder();
-    } else if (type instanceof DateType) {
-      b = Date.builder();
-    } else if (type instanceof LongType) {
-      b = SchemaBuilder.int64();
-    } else if (type instanceof IntegerType) {
-      b = SchemaBuilder.int32();
-    } else if (type instanceof ShortType) {
-      b = SchemaBuilder.int16();
-    } else if (type instanceof ByteType) {
-      b = SchemaBuilder.int8();
-    } else if (type instanceof DoubleType) {
-      b = SchemaBuilder.float64();
-    } else if (type instanceof FloatType) {
-      b = SchemaBuilder.float32();
-    } else if (type instanceof BooleanType) {
-      b = SchemaBuilder.bool();
-    } else if (type instanceof StringType) {
-      b = SchemaBuilder.string();
-    } else if (type instanceof BinaryType) {
-      b = SchemaBuilder.bytes();
-    } else {
+          Decimal.builder(d.scale())
+              .parameter(ConnectTypes.PRECISION_PARAM, String.valueOf(d.precision()));
+    } else if (!(type instanceof PrimitiveType p) || (b = primitive(p)) == null) {
       throw new SchemaMappingException(
           "The table has a column of type "
-              + type.getTypeName()
+              + type.simpleString()
               + ", which this sink cannot write");
     }
     return nullable ? b.optional().build() : b.build();
+  }
+
+  /** The Connect schema a column of this type takes (null: none). */
+  private static SchemaBuilder primitive(PrimitiveType type) {
+    return switch (type) {
+      case TIMESTAMP -> Timestamp.builder();
+      case DATE -> Date.builder();
+      case LONG -> SchemaBuilder.int64();
+      case INTEGER -> SchemaBuilder.int32();
+      case SHORT -> SchemaBuilder.int16();
+      case BYTE -> SchemaBuilder.int8();
+      case DOUBLE -> SchemaBuilder.float64();
+      case FLOAT -> SchemaBuilder.float32();
+      case BOOLEAN -> SchemaBuilder.bool();
+      case STRING -> SchemaBuilder.string();
+      case BINARY -> SchemaBuilder.bytes();
+      case TIMESTAMP_NTZ -> null;
+    };
   }
 
   /**

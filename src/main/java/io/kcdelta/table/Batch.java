@@ -1,6 +1,6 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.types.StructType;
+import io.kcdelta.schema.StructType;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;

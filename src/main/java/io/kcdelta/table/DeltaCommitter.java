@@ -10,10 +10,10 @@ import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.actions.SetTransaction;
 import io.delta.standalone.exceptions.ConcurrentTransactionException;
 import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.parquet.DataFile;
-import io.kcdelta.parquet.JsonText;
+import io.kcdelta.schema.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
+import io.kcdelta.schema.StructType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -179,7 +179,8 @@ final class DeltaCommitter {
       List<Integer> included,
       Outcome[] outcomes) {
     Metadata current = txn.readVersion() < 0 ? null : txn.metadata();
-    StructType schema = current == null ? null : current.getSchema();
+    StructType currentSchema = current == null ? null : StandaloneSchemas.of(current.getSchema());
+    StructType schema = currentSchema;
     List<String> partitionColumns = current == null ? null : current.getPartitionColumns();
     for (Integer i : List.copyOf(included)) {
       Batch batch = entries.get(i).batch;
@@ -216,13 +217,14 @@ final class DeltaCommitter {
       if (schema != null) {
         txn.updateMetadata(
             Metadata.builder()
-                .schema(schema)
+                .schema(StandaloneSchemas.toStandalone(schema))
                 .partitionColumns(partitionColumns)
                 .createdTime(System.currentTimeMillis())
                 .build());
       }
-    } else if (schema != current.getSchema()) {
-      txn.updateMetadata(current.copyBuilder().schema(schema).build());
+    } else if (schema != currentSchema) {
+      txn.updateMetadata(
+          current.copyBuilder().schema(StandaloneSchemas.toStandalone(schema)).build());
     }
     return schema == null ? null : partitionColumns;
   }

@@ -1,10 +1,10 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.ParquetFileWriter;
+import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,10 +1,10 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.schema.JsonParser;
 import io.kcdelta.schema.SchemalessJson;
 import io.kcdelta.schema.SchemalessJson.UnknownFields;
+import io.kcdelta.schema.StructType;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;

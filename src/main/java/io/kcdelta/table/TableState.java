@@ -1,12 +1,12 @@
 package io.kcdelta.table;
 
 import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.SchemaMappingException;
+import io.kcdelta.schema.StructType;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -77,7 +77,7 @@ final class TableState {
       tableSchema = null;
       tablePartitionColumns = config.partitionColumns();
     } else {
-      tableSchema = metadata.getSchema();
+      tableSchema = StandaloneSchemas.of(metadata.getSchema());
       tablePartitionColumns = List.copyOf(metadata.getPartitionColumns());
     }
     if (nothingHeld) {

@@ -1,6 +1,6 @@
 package io.kcdelta.tools;
 
-import io.kcdelta.parquet.JsonText;
+import io.kcdelta.schema.JsonText;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;

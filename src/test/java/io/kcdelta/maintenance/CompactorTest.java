@@ -14,6 +14,7 @@ import io.delta.standalone.actions.RemoveFile;
 import io.delta.standalone.actions.SetTransaction;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.testutil.ParquetRows;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -200,7 +201,7 @@ class CompactorTest {
                 .update()
                 .getMetadata()
                 .copyBuilder()
-                .schema(DeltaSchemas.toDelta(TestTable.WIDER))
+                .schema(StandaloneTypes.of(DeltaSchemas.toDelta(TestTable.WIDER)))
                 .build()),
         Operation.Name.ADD_COLUMNS);
     table.commit(wider, Operation.Name.WRITE);

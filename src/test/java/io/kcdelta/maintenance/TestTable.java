@@ -8,10 +8,11 @@ import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
-import io.kcdelta.parquet.JsonText;
 import io.kcdelta.parquet.ParquetFileWriter;
 import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.JsonText;
 import io.kcdelta.testutil.ParquetRows;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,7 +65,7 @@ final class TestTable {
     commit(
         List.of(
             Metadata.builder()
-                .schema(DeltaSchemas.toDelta(schema))
+                .schema(StandaloneTypes.of(DeltaSchemas.toDelta(schema)))
                 .partitionColumns(List.of("p"))
                 .build()),
         Operation.Name.CREATE_TABLE);

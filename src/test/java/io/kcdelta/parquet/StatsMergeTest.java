@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
 import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -88,9 +86,9 @@ class StatsMergeTest {
     StructType schema =
         new StructType(
             new StructField[] {
-              new StructField("id", new LongType()),
-              new StructField("name", new StringType()),
-              new StructField("at", new TimestampType())
+              new StructField("id", PrimitiveType.LONG),
+              new StructField("name", PrimitiveType.STRING),
+              new StructField("at", PrimitiveType.TIMESTAMP)
             });
     String a =
         "{\"numRecords\":2,\"minValues\":{\"id\":1,\"name\":\"b\",\"at\":\"2024-01-01T00:00:00.000Z\"},"

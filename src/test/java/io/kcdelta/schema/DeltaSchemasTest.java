@@ -5,22 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BinaryType;
-import io.delta.standalone.types.BooleanType;
-import io.delta.standalone.types.ByteType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.FloatType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.ShortType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
 import java.util.Set;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
@@ -75,36 +59,36 @@ class DeltaSchemasTest {
     StructType expected =
         new StructType(
             new StructField[] {
-              new StructField("i8", new ByteType(), false),
-              new StructField("i16", new ShortType(), true),
-              new StructField("i32", new IntegerType(), false),
-              new StructField("i64", new LongType(), false),
-              new StructField("f32", new FloatType(), false),
-              new StructField("f64", new DoubleType(), false),
-              new StructField("bool", new BooleanType(), false),
-              new StructField("str", new StringType(), true),
-              new StructField("bin", new BinaryType(), false),
+              new StructField("i8", PrimitiveType.BYTE, false),
+              new StructField("i16", PrimitiveType.SHORT, true),
+              new StructField("i32", PrimitiveType.INTEGER, false),
+              new StructField("i64", PrimitiveType.LONG, false),
+              new StructField("f32", PrimitiveType.FLOAT, false),
+              new StructField("f64", PrimitiveType.DOUBLE, false),
+              new StructField("bool", PrimitiveType.BOOLEAN, false),
+              new StructField("str", PrimitiveType.STRING, true),
+              new StructField("bin", PrimitiveType.BINARY, false),
               new StructField("dec", new DecimalType(10, 2), false),
               new StructField("dec_default", new DecimalType(38, 3), false),
-              new StructField("date", new DateType(), false),
-              new StructField("ts", new TimestampType(), true),
-              new StructField("time", new IntegerType(), false),
+              new StructField("date", PrimitiveType.DATE, false),
+              new StructField("ts", PrimitiveType.TIMESTAMP, true),
+              new StructField("time", PrimitiveType.INTEGER, false),
               new StructField(
                   "nested",
                   new StructType(
                       new StructField[] {
-                        new StructField("x", new IntegerType(), false),
-                        new StructField("y", new StringType(), true)
+                        new StructField("x", PrimitiveType.INTEGER, false),
+                        new StructField("y", PrimitiveType.STRING, true)
                       }),
                   true),
-              new StructField("arr", new ArrayType(new LongType(), true), false),
-              new StructField("arr_req", new ArrayType(new StringType(), false), true),
-              new StructField("map", new MapType(new StringType(), new DoubleType(), true), false),
+              new StructField("arr", new ArrayType(PrimitiveType.LONG, true), false),
+              new StructField("arr_req", new ArrayType(PrimitiveType.STRING, false), true),
+              new StructField(
+                  "map", new MapType(PrimitiveType.STRING, PrimitiveType.DOUBLE, true), false),
             });
     StructType actual = DeltaSchemas.toDelta(allTypes());
-    assertEquals(expected, actual, actual.getTreeString());
-    assertEquals(
-        java.util.List.of(expected.getFieldNames()), java.util.List.of(actual.getFieldNames()));
+    assertEquals(expected, actual, actual.simpleString());
+    assertEquals(expected.fieldNames(), actual.fieldNames());
   }
 
   @Test
@@ -246,15 +230,15 @@ class DeltaSchemasTest {
                     .build())
             .build();
     StructType delta = DeltaSchemas.toDelta(s);
-    MapType m = (MapType) delta.get("m").getDataType();
-    assertTrue(delta.get("m").isNullable());
-    assertEquals(new IntegerType(), m.getKeyType());
+    MapType m = (MapType) delta.field("m").type();
+    assertTrue(delta.field("m").nullable());
+    assertEquals(PrimitiveType.INTEGER, m.keyType());
     assertFalse(m.valueContainsNull());
-    ArrayType a = (ArrayType) m.getValueType();
+    ArrayType a = (ArrayType) m.valueType();
     assertFalse(a.containsNull());
     assertEquals(
-        new StructType(new StructField[] {new StructField("k", new BooleanType(), true)}),
-        a.getElementType());
+        new StructType(new StructField[] {new StructField("k", PrimitiveType.BOOLEAN, true)}),
+        a.elementType());
     assertEquals(
         MessageTypeParser.parseMessageType(
             "message spark_schema {\n"
@@ -295,7 +279,8 @@ class DeltaSchemasTest {
   @Test
   void deltaSchemaSurvivesTheLogsJsonForm() {
     StructType schema = DeltaSchemas.toDelta(allTypes());
-    assertEquals(schema, io.delta.standalone.types.DataType.fromJson(schema.toJson()));
-    assertTrue(schema.toJson().contains("\"decimal(10,2)\""), schema.toJson());
+    String json = SchemaJson.write(schema);
+    assertEquals(schema, SchemaJson.parse(json));
+    assertTrue(json.contains("\"decimal(10,2)\""), json);
   }
 }

@@ -5,15 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.schema.SchemaEvolution.Mode;
 import org.junit.jupiter.api.Test;
 
@@ -23,36 +14,36 @@ class SchemaEvolutionTest {
     return new StructType(fields);
   }
 
-  private static StructField f(String name, DataType type, boolean nullable) {
+  private static StructField f(String name, DeltaType type, boolean nullable) {
     return new StructField(name, type, nullable);
   }
 
   private final StructType table =
       struct(
-          f("id", new LongType(), false),
-          f("name", new StringType(), true),
-          f("addr", struct(f("city", new StringType(), true)), true));
+          f("id", PrimitiveType.LONG, false),
+          f("name", PrimitiveType.STRING, true),
+          f("addr", struct(f("city", PrimitiveType.STRING, true)), true));
 
   @Test
   void equalSchemaReturnsTheTableInstance() {
     StructType same =
         struct(
-            f("id", new LongType(), false),
-            f("name", new StringType(), true),
-            f("addr", struct(f("city", new StringType(), true)), true));
+            f("id", PrimitiveType.LONG, false),
+            f("name", PrimitiveType.STRING, true),
+            f("addr", struct(f("city", PrimitiveType.STRING, true)), true));
     assertSame(table, SchemaEvolution.evolve(table, same, Mode.NONE));
     assertSame(table, SchemaEvolution.evolve(table, same, Mode.ADD_COLUMNS));
   }
 
   @Test
   void missingNullableColumnIsFine() {
-    StructType incoming = struct(f("id", new LongType(), false));
+    StructType incoming = struct(f("id", PrimitiveType.LONG, false));
     assertSame(table, SchemaEvolution.evolve(table, incoming, Mode.NONE));
   }
 
   @Test
   void missingRequiredColumnIsAnError() {
-    StructType incoming = struct(f("name", new StringType(), true));
+    StructType incoming = struct(f("name", PrimitiveType.STRING, true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
@@ -63,14 +54,14 @@ class SchemaEvolutionTest {
   @Test
   void requiredIncomingFieldFitsNullableColumn() {
     StructType incoming =
-        struct(f("id", new LongType(), false), f("name", new StringType(), false));
+        struct(f("id", PrimitiveType.LONG, false), f("name", PrimitiveType.STRING, false));
     assertSame(table, SchemaEvolution.evolve(table, incoming, Mode.NONE));
   }
 
   @Test
   void newFieldWithoutEvolutionNamesTheSetting() {
     StructType incoming =
-        struct(f("id", new LongType(), false), f("extra", new IntegerType(), true));
+        struct(f("id", PrimitiveType.LONG, false), f("extra", PrimitiveType.INTEGER, true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class, () -> SchemaEvolution.evolve(table, incoming, Mode.NONE));
@@ -82,23 +73,24 @@ class SchemaEvolutionTest {
   void newFieldsAreAppendedAsNullable() {
     StructType incoming =
         struct(
-            f("extra", new IntegerType(), false),
-            f("id", new LongType(), false),
+            f("extra", PrimitiveType.INTEGER, false),
+            f("id", PrimitiveType.LONG, false),
             f(
                 "addr",
-                struct(f("zip", new StringType(), false), f("city", new StringType(), true)),
+                struct(
+                    f("zip", PrimitiveType.STRING, false), f("city", PrimitiveType.STRING, true)),
                 true));
     StructType evolved = SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS);
     StructType expected =
         struct(
-            f("id", new LongType(), false),
-            f("name", new StringType(), true),
+            f("id", PrimitiveType.LONG, false),
+            f("name", PrimitiveType.STRING, true),
             f(
                 "addr",
-                struct(f("city", new StringType(), true), f("zip", new StringType(), true)),
+                struct(f("city", PrimitiveType.STRING, true), f("zip", PrimitiveType.STRING, true)),
                 true),
-            f("extra", new IntegerType(), true));
-    assertEquals(expected, evolved, evolved.getTreeString());
+            f("extra", PrimitiveType.INTEGER, true));
+    assertEquals(expected, evolved, evolved.simpleString());
     // evolve is idempotent once the table has the columns
     assertSame(evolved, SchemaEvolution.evolve(evolved, incoming, Mode.ADD_COLUMNS));
   }
@@ -107,8 +99,8 @@ class SchemaEvolutionTest {
   void newNestedFieldWithoutEvolutionIsAnError() {
     StructType incoming =
         struct(
-            f("id", new LongType(), false),
-            f("addr", struct(f("zip", new StringType(), true)), true));
+            f("id", PrimitiveType.LONG, false),
+            f("addr", struct(f("zip", PrimitiveType.STRING, true)), true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class, () -> SchemaEvolution.evolve(table, incoming, Mode.NONE));
@@ -119,23 +111,26 @@ class SchemaEvolutionTest {
   void fieldsAddedInsideArraysAndMapsOfStructs() {
     StructType t =
         struct(
-            f("a", new ArrayType(struct(f("x", new IntegerType(), true)), true), true),
+            f("a", new ArrayType(struct(f("x", PrimitiveType.INTEGER, true)), true), true),
             f(
                 "m",
-                new MapType(new StringType(), struct(f("x", new IntegerType(), true)), true),
+                new MapType(
+                    PrimitiveType.STRING, struct(f("x", PrimitiveType.INTEGER, true)), true),
                 true));
     StructType in =
         struct(
             f(
                 "a",
                 new ArrayType(
-                    struct(f("x", new IntegerType(), true), f("y", new IntegerType(), true)), true),
+                    struct(
+                        f("x", PrimitiveType.INTEGER, true), f("y", PrimitiveType.INTEGER, true)),
+                    true),
                 true),
             f(
                 "m",
                 new MapType(
-                    new StringType(),
-                    struct(f("x", new IntegerType(), true), f("z", new LongType(), false)),
+                    PrimitiveType.STRING,
+                    struct(f("x", PrimitiveType.INTEGER, true), f("z", PrimitiveType.LONG, false)),
                     true),
                 true));
     StructType evolved = SchemaEvolution.evolve(t, in, Mode.ADD_COLUMNS);
@@ -144,35 +139,38 @@ class SchemaEvolutionTest {
             f(
                 "a",
                 new ArrayType(
-                    struct(f("x", new IntegerType(), true), f("y", new IntegerType(), true)), true),
+                    struct(
+                        f("x", PrimitiveType.INTEGER, true), f("y", PrimitiveType.INTEGER, true)),
+                    true),
                 true),
             f(
                 "m",
                 new MapType(
-                    new StringType(),
-                    struct(f("x", new IntegerType(), true), f("z", new LongType(), true)),
+                    PrimitiveType.STRING,
+                    struct(f("x", PrimitiveType.INTEGER, true), f("z", PrimitiveType.LONG, true)),
                     true),
                 true));
-    assertEquals(expected, evolved, evolved.getTreeString());
+    assertEquals(expected, evolved, evolved.simpleString());
   }
 
   @Test
   void typeMismatchNamesColumnAndBothTypes() {
-    StructType incoming = struct(f("id", new IntegerType(), false));
+    StructType incoming = struct(f("id", PrimitiveType.INTEGER, false));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
             () -> SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS));
     assertTrue(e.getMessage().contains("'id'"), e.getMessage());
-    assertTrue(e.getMessage().contains("bigint") && e.getMessage().contains("int"), e.getMessage());
+    assertTrue(
+        e.getMessage().contains("(long)") && e.getMessage().contains("(integer)"), e.getMessage());
   }
 
   @Test
   void nestedTypeMismatchAndDecimalMismatch() {
     StructType incoming =
         struct(
-            f("id", new LongType(), false),
-            f("addr", struct(f("city", new LongType(), true)), true));
+            f("id", PrimitiveType.LONG, false),
+            f("addr", struct(f("city", PrimitiveType.LONG, true)), true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
@@ -195,7 +193,8 @@ class SchemaEvolutionTest {
 
   @Test
   void structVersusPrimitiveIsAMismatch() {
-    StructType incoming = struct(f("id", new LongType(), false), f("addr", new StringType(), true));
+    StructType incoming =
+        struct(f("id", PrimitiveType.LONG, false), f("addr", PrimitiveType.STRING, true));
     assertThrows(
         SchemaMappingException.class,
         () -> SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS));
@@ -203,7 +202,7 @@ class SchemaEvolutionTest {
 
   @Test
   void nullableIncomingForRequiredColumnIsAnError() {
-    StructType incoming = struct(f("id", new LongType(), true));
+    StructType incoming = struct(f("id", PrimitiveType.LONG, true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
@@ -214,8 +213,8 @@ class SchemaEvolutionTest {
 
   @Test
   void nullableArrayElementsForRequiredElementsIsAnError() {
-    StructType t = struct(f("a", new ArrayType(new IntegerType(), false), true));
-    StructType in = struct(f("a", new ArrayType(new IntegerType(), true), true));
+    StructType t = struct(f("a", new ArrayType(PrimitiveType.INTEGER, false), true));
+    StructType in = struct(f("a", new ArrayType(PrimitiveType.INTEGER, true), true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class, () -> SchemaEvolution.evolve(t, in, Mode.ADD_COLUMNS));
@@ -226,7 +225,8 @@ class SchemaEvolutionTest {
 
   @Test
   void caseOnlyClashIsAnError() {
-    StructType incoming = struct(f("id", new LongType(), false), f("Name", new StringType(), true));
+    StructType incoming =
+        struct(f("id", PrimitiveType.LONG, false), f("Name", PrimitiveType.STRING, true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
@@ -239,9 +239,9 @@ class SchemaEvolutionTest {
   void twoNewFieldsDifferingOnlyInCaseClash() {
     StructType incoming =
         struct(
-            f("id", new LongType(), false),
-            f("zip", new StringType(), true),
-            f("ZIP", new StringType(), true));
+            f("id", PrimitiveType.LONG, false),
+            f("zip", PrimitiveType.STRING, true),
+            f("ZIP", PrimitiveType.STRING, true));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,

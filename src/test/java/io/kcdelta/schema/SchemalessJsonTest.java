@@ -6,22 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BinaryType;
-import io.delta.standalone.types.BooleanType;
-import io.delta.standalone.types.ByteType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.FloatType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.ShortType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Arrays;
@@ -39,27 +23,27 @@ class SchemalessJsonTest {
   private static final StructType TABLE =
       new StructType(
           new StructField[] {
-            new StructField("id", new LongType(), false),
-            new StructField("i", new IntegerType()),
-            new StructField("s", new ShortType()),
-            new StructField("b", new ByteType()),
-            new StructField("f", new FloatType()),
-            new StructField("d", new DoubleType()),
-            new StructField("flag", new BooleanType()),
-            new StructField("name", new StringType()),
-            new StructField("raw", new BinaryType()),
+            new StructField("id", PrimitiveType.LONG, false),
+            new StructField("i", PrimitiveType.INTEGER),
+            new StructField("s", PrimitiveType.SHORT),
+            new StructField("b", PrimitiveType.BYTE),
+            new StructField("f", PrimitiveType.FLOAT),
+            new StructField("d", PrimitiveType.DOUBLE),
+            new StructField("flag", PrimitiveType.BOOLEAN),
+            new StructField("name", PrimitiveType.STRING),
+            new StructField("raw", PrimitiveType.BINARY),
             new StructField("amount", new DecimalType(6, 2)),
-            new StructField("ts", new TimestampType()),
-            new StructField("day", new DateType()),
+            new StructField("ts", PrimitiveType.TIMESTAMP),
+            new StructField("day", PrimitiveType.DATE),
             new StructField(
                 "who",
                 new StructType(
                     new StructField[] {
-                      new StructField("first", new StringType()),
-                      new StructField("tier", new IntegerType())
+                      new StructField("first", PrimitiveType.STRING),
+                      new StructField("tier", PrimitiveType.INTEGER)
                     })),
-            new StructField("tags", new ArrayType(new StringType(), true)),
-            new StructField("attrs", new MapType(new StringType(), new LongType(), true)),
+            new StructField("tags", new ArrayType(PrimitiveType.STRING, true)),
+            new StructField("attrs", new MapType(PrimitiveType.STRING, PrimitiveType.LONG, true)),
           });
 
   private static final Schema TARGET = SchemalessJson.connectSchemaOf(TABLE);

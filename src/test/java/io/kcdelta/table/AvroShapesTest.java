@@ -7,19 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.apicurio.registry.utils.converter.avro.AvroData;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BinaryType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.DecimalType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.MapType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
 import io.kcdelta.it.DeltaTableContents;
+import io.kcdelta.schema.ArrayType;
+import io.kcdelta.schema.DecimalType;
+import io.kcdelta.schema.DeltaType;
+import io.kcdelta.schema.MapType;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
 import io.kcdelta.testutil.AvroOrders;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -82,25 +77,24 @@ class AvroShapesTest {
 
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
     Snapshot snapshot = DeltaLog.forTable(conf, table).update();
-    StructType schema = snapshot.getMetadata().getSchema();
-    assertType(new LongType(), false, schema, "id");
-    assertType(new StringType(), true, schema, "note");
+    StructType schema = StandaloneSchemas.of(snapshot.getMetadata().getSchema());
+    assertType(PrimitiveType.LONG, false, schema, "id");
+    assertType(PrimitiveType.STRING, true, schema, "note");
     // Avro's multi-branch union: a struct with one nullable field per branch.
-    StructType choice = (StructType) schema.get("choice").getDataType();
-    assertEquals(List.of("int", "string"), List.of(choice.getFieldNames()));
-    assertType(new IntegerType(), true, choice, "int");
-    assertType(new StringType(), false, schema, "status");
+    StructType choice = (StructType) schema.field("choice").type();
+    assertEquals(List.of("int", "string"), choice.fieldNames());
+    assertType(PrimitiveType.INTEGER, true, choice, "int");
+    assertType(PrimitiveType.STRING, false, schema, "status");
     assertType(new DecimalType(10, 2), false, schema, "amount");
-    assertType(new IntegerType(), false, schema, "qty");
-    assertType(new TimestampType(), false, schema, "placed");
-    assertType(new DateType(), false, schema, "day");
-    assertTrue(schema.get("ship_to").getDataType() instanceof StructType);
-    assertTrue(schema.get("bill_to").isNullable(), "the named type, referenced in a union");
-    assertEquals(schema.get("ship_to").getDataType(), schema.get("bill_to").getDataType());
-    assertTrue(
-        ((ArrayType) schema.get("lines").getDataType()).getElementType() instanceof StructType);
-    assertEquals(new StringType(), ((MapType) schema.get("attrs").getDataType()).getKeyType());
-    assertType(new BinaryType(), false, schema, "digest");
+    assertType(PrimitiveType.INTEGER, false, schema, "qty");
+    assertType(PrimitiveType.TIMESTAMP, false, schema, "placed");
+    assertType(PrimitiveType.DATE, false, schema, "day");
+    assertTrue(schema.field("ship_to").type() instanceof StructType);
+    assertTrue(schema.field("bill_to").nullable(), "the named type, referenced in a union");
+    assertEquals(schema.field("ship_to").type(), schema.field("bill_to").type());
+    assertTrue(((ArrayType) schema.field("lines").type()).elementType() instanceof StructType);
+    assertEquals(PrimitiveType.STRING, ((MapType) schema.field("attrs").type()).keyType());
+    assertType(PrimitiveType.BINARY, false, schema, "digest");
 
     Map<Long, Group> rows = rows(snapshot);
     assertEquals(30, rows.size());
@@ -144,9 +138,9 @@ class AvroShapesTest {
 
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
     Snapshot snapshot = DeltaLog.forTable(conf, table).update();
-    StructField channel = snapshot.getMetadata().getSchema().get("channel");
-    assertTrue(channel.isNullable());
-    assertEquals(new StringType(), channel.getDataType());
+    StructField channel = StandaloneSchemas.of(snapshot.getMetadata().getSchema()).field("channel");
+    assertTrue(channel.nullable());
+    assertEquals(PrimitiveType.STRING, channel.type());
     Map<Long, Group> rows = rows(snapshot);
     assertEquals(40, rows.size());
     for (long id = 0; id < 40; id++) {
@@ -160,9 +154,9 @@ class AvroShapesTest {
     assertFalse(snapshot.getAllFiles().isEmpty());
   }
 
-  private static void assertType(DataType type, boolean nullable, StructType in, String field) {
-    assertEquals(type, in.get(field).getDataType(), field);
-    assertEquals(nullable, in.get(field).isNullable(), field + " nullable");
+  private static void assertType(DeltaType type, boolean nullable, StructType in, String field) {
+    assertEquals(type, in.field(field).type(), field);
+    assertEquals(nullable, in.field(field).nullable(), field + " nullable");
   }
 
   private Map<Long, Group> rows(Snapshot snapshot) throws Exception {

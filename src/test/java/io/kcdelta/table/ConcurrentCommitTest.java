@@ -8,10 +8,10 @@ import io.delta.standalone.Operation;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.Snapshot;
 import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,11 +90,10 @@ class ConcurrentCommitTest {
     txn.updateMetadata(
         Metadata.builder()
             .schema(
-                new StructType(
-                    new StructField[] {
-                      new StructField("id", new LongType(), false),
-                      new StructField("p", new StringType())
-                    }))
+                StandaloneTypes.of(
+                    new StructType(
+                        new StructField("id", PrimitiveType.LONG, false),
+                        new StructField("p", PrimitiveType.STRING))))
             .partitionColumns(List.of("p"))
             .build());
     txn.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "test");

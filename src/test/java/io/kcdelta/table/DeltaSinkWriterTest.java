@@ -362,9 +362,10 @@ class DeltaSinkWriterTest {
         new SinkRecord(
             TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 2L).put("extra", 7), 2));
     putAndCommit(w, batch);
-    var schema = DeltaLog.forTable(conf, table).update().getMetadata().getSchema();
-    assertEquals(List.of("id", "name", "extra"), List.of(schema.getFieldNames()));
-    assertTrue(schema.get("extra").isNullable());
+    var schema =
+        StandaloneSchemas.of(DeltaLog.forTable(conf, table).update().getMetadata().getSchema());
+    assertEquals(List.of("id", "name", "extra"), schema.fieldNames());
+    assertTrue(schema.field("extra").nullable());
     assertEquals(3, idCounts().size());
   }
 

@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.parquet.DataFile;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class LogCheckpointsTest {
   private static final TopicPartition TP = new TopicPartition("t", 0);
   private static final StructType SCHEMA =
-      new StructType(new StructField[] {new StructField("id", new LongType(), true)});
+      new StructType(new StructField[] {new StructField("id", PrimitiveType.LONG, true)});
 
   @TempDir Path dir;
   private String table;

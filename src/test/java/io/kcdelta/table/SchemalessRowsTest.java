@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
-import io.delta.standalone.types.DoubleType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.it.DeltaTableContents;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructType;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,15 +73,15 @@ class SchemalessRowsTest {
     DeltaSinkWriter w = writer(ctx);
     commit(w, json("a", 1L, "n", null), json("a", 1.5, "s", "x"), json("a", 2L));
 
-    StructType schema = snapshot().getMetadata().getSchema();
-    assertEquals(List.of("a", "s"), List.of(schema.getFieldNames()), "n was null throughout");
-    assertEquals(new DoubleType(), schema.get("a").getDataType(), "1 and 1.5 make a double");
+    StructType schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    assertEquals(List.of("a", "s"), schema.fieldNames(), "n was null throughout");
+    assertEquals(PrimitiveType.DOUBLE, schema.field("a").type(), "1 and 1.5 make a double");
     assertEquals(
         List.of(1.0, 1.5, 2.0), rows().stream().map(g -> g.getDouble("a", 0)).sorted().toList());
 
     commit(w, json("a", 3L, "n", 7L));
-    schema = snapshot().getMetadata().getSchema();
-    assertEquals(new LongType(), schema.get("n").getDataType(), "added once it had a value");
+    schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    assertEquals(PrimitiveType.LONG, schema.field("n").type(), "added once it had a value");
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
   }
 
@@ -102,9 +101,9 @@ class SchemalessRowsTest {
         text("[1, 2]"),
         text("{\"id\": 2, \"price\": 2}"));
 
-    StructType schema = snapshot().getMetadata().getSchema();
-    assertEquals(new LongType(), schema.get("id").getDataType());
-    assertEquals(new DoubleType(), schema.get("price").getDataType());
+    StructType schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    assertEquals(PrimitiveType.LONG, schema.field("id").type());
+    assertEquals(PrimitiveType.DOUBLE, schema.field("price").type());
     assertEquals(
         List.of(1.1, 2.0), rows().stream().map(g -> g.getDouble("price", 0)).sorted().toList());
     assertEquals(2, ctx.errant.size());
@@ -123,7 +122,8 @@ class SchemalessRowsTest {
 
     assertEquals(1, ctx.errant.size());
     assertEquals(2L, ((Map<?, ?>) ctx.errant.get(0).value()).get("id"));
-    assertEquals(List.of("id"), List.of(snapshot().getMetadata().getSchema().getFieldNames()));
+    assertEquals(
+        List.of("id"), StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
     assertEquals(2, rows().size());
   }
 
@@ -135,7 +135,8 @@ class SchemalessRowsTest {
     commit(w, json("id", 2L, "extra", "x"));
 
     assertTrue(ctx.errant.isEmpty());
-    assertEquals(List.of("id"), List.of(snapshot().getMetadata().getSchema().getFieldNames()));
+    assertEquals(
+        List.of("id"), StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
     assertEquals(2, rows().size());
   }
 
@@ -160,7 +161,8 @@ class SchemalessRowsTest {
     commit(w, json("id", 3L, "_kafka", "mine"));
 
     assertEquals(
-        List.of("id", "_kafka"), List.of(snapshot().getMetadata().getSchema().getFieldNames()));
+        List.of("id", "_kafka"),
+        StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
     List<Long> offsets =
         rows().stream().map(g -> g.getGroup("_kafka", 0).getLong("offset", 0)).sorted().toList();
     assertEquals(List.of(0L, 1L), offsets);

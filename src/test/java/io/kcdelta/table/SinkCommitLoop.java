@@ -67,7 +67,7 @@ public final class SinkCommitLoop {
             List.of(
                 new PendingFile(new DataFile(file, 1000, 1, "{\"numRecords\":1}"), nullPartition)),
             Map.of(partition, offset),
-            table.getSchema(),
+            StandaloneSchemas.of(table.getSchema()),
             table.getPartitionColumns());
     CommitGroup.Entry entry = group.handIn(this, batch, Map.of(partition, offset - 1), 0);
     DeltaCommitter.Outcome outcome = group.commitNow(entry);

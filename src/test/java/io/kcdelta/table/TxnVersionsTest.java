@@ -11,9 +11,10 @@ import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.actions.SetTransaction;
 import io.delta.standalone.exceptions.ConcurrentTransactionException;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -138,7 +139,8 @@ class TxnVersionsTest {
       actions.add(
           Metadata.builder()
               .schema(
-                  new StructType(new StructField[] {new StructField("id", new LongType(), true)}))
+                  StandaloneTypes.of(
+                      new StructType(new StructField("id", PrimitiveType.LONG, true))))
               .build());
     }
     versions.forEach((id, v) -> actions.add(new SetTransaction(id, v, Optional.of(0L))));

@@ -10,11 +10,11 @@ import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.actions.SetTransaction;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
 import io.kcdelta.schema.JsonParser;
+import io.kcdelta.schema.PrimitiveType;
+import io.kcdelta.schema.StructField;
+import io.kcdelta.schema.StructType;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -47,11 +47,10 @@ class DeltaSinkStatusTest {
     create.updateMetadata(
         Metadata.builder()
             .schema(
-                new StructType(
-                    new StructField[] {
-                      new StructField("id", new LongType(), false),
-                      new StructField("region", new StringType(), true)
-                    }))
+                StandaloneTypes.of(
+                    new StructType(
+                        new StructField("id", PrimitiveType.LONG, false),
+                        new StructField("region", PrimitiveType.STRING, true))))
             .partitionColumns(List.of("region"))
             .build());
     create.commit(List.of(), new Operation(Operation.Name.CREATE_TABLE), "test");
@@ -144,7 +143,7 @@ class DeltaSinkStatusTest {
   private static AddFile add(String name, long rows) {
     return AddFile.builder("region=eu/" + name + ".parquet", Map.of("region", "eu"), 1000, 1, true)
         // written verbatim: a JSON string holding the stats (see LAB.md)
-        .stats(io.kcdelta.parquet.JsonText.quote("{\"numRecords\":" + rows + "}"))
+        .stats(io.kcdelta.schema.JsonText.quote("{\"numRecords\":" + rows + "}"))
         .build();
   }
 
