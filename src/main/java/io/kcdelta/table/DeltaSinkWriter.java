@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,10 +50,12 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *
  * Anything that loses buffered rows (a failed upload, a refused commit) drops the table's whole
  * batch, takes back its batch in flight (or waits for the commit that has it), and seeks its
- * partitions back to the last durable offset, so rows are re-read, never skipped or doubled. Until
- * Connect applies that seek (at its next poll, after put() returns normally) every record of those
- * partitions it delivers is stale, including a redelivery of the same batch after a
- * RetriableException.
+ * partitions back to the last durable offset, so rows are re-read, never skipped or doubled.
+ * Connect applies a seek at the start of its next poll (or right after an open() in the same
+ * rebalance); every record of those partitions fetched before is stale: the rest of the put(), a
+ * redelivery of the same batch after a RetriableException (the same record objects), a batch
+ * fetched in the rebalance whose close() asked for the seek. What the poll after fetches is fresh,
+ * also right after a RetriableException, when a revocation emptied the retained batch.
  */
 public final class DeltaSinkWriter {
   private final DeltaSinkConfig config;
@@ -77,6 +80,14 @@ public final class DeltaSinkWriter {
 
   private final PartitionOffsets offsets;
   private boolean failed;
+
+  /** put() calls so far: Connect's polls, each delivering one batch (maybe empty). */
+  private long polls;
+
+  private boolean inPut;
+
+  /** The records of the last put() that threw RetriableException, by the poll that fetched them. */
+  private final Map<SinkRecord, Long> retained = new IdentityHashMap<>();
 
   /**
    * @param groups the commit groups of the worker this task runs in: {@link CommitGroups#jvm()}
@@ -141,6 +152,9 @@ public final class DeltaSinkWriter {
           }
         });
     byTable.keySet().forEach(t -> t.maintains(offsets.holdsFirstPartition(t)));
+    // Connect applies every seek asked so far right after open() returns, before this poll's fetch:
+    // also those close() asked for in the same rebalance.
+    offsets.seeksApplyAtPoll(polls + 1);
   }
 
   /** Reads the tables open() could not, before any record is taken. */
@@ -169,7 +183,8 @@ public final class DeltaSinkWriter {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     versions.forEach(
         (tp, version) -> {
-          offsets.opened(tp, table, version, late && version >= 0);
+          // From put() (late) the seek precedes the next poll's fetch; from open(), this poll's.
+          offsets.opened(tp, table, version, late && version >= 0 ? polls + 1 : 0);
           if (version >= 0) {
             seeks.put(tp, version + 1);
           }
@@ -181,6 +196,9 @@ public final class DeltaSinkWriter {
   // ---------------------------------------------------------------- put
 
   public void put(Collection<SinkRecord> records) {
+    // Connect calls put() once per poll of its consumer, with no records or many.
+    polls++;
+    inPut = true;
     try {
       resolveLateOpens();
       // Only a table without a schema yet needs the batch looked at before its records.
@@ -188,19 +206,40 @@ public final class DeltaSinkWriter {
       check.beforeBatch(newTable ? records : List.of(), this::tableOf);
       long now = clock.getAsLong();
       for (SinkRecord record : records) {
-        accept(record, now);
+        accept(record, now, fetchedInPoll(record));
       }
       commitDueTables(now);
     } catch (RetriableException e) {
       offsets.publish();
-      // Connect delivers this same batch again; the seeks asked so far apply only after that.
+      retain(records);
       throw e;
     } catch (RuntimeException e) {
       failed = true;
       throw e;
+    } finally {
+      inPut = false;
     }
-    offsets.seeksApplied();
+    retained.clear();
     offsets.publish();
+  }
+
+  /**
+   * Connect keeps the batch of a put() that threw RetriableException and delivers the same record
+   * objects again (minus revoked partitions' records) until a put() takes them; a record not among
+   * them was fetched by this poll.
+   */
+  private long fetchedInPoll(SinkRecord record) {
+    Long retainedFrom = retained.get(record);
+    return retainedFrom != null ? retainedFrom : polls;
+  }
+
+  private void retain(Collection<SinkRecord> records) {
+    Map<SinkRecord, Long> next = new IdentityHashMap<>();
+    for (SinkRecord r : records) {
+      next.put(r, fetchedInPoll(r));
+    }
+    retained.clear();
+    retained.putAll(next);
   }
 
   /** The state of the table the record's partition writes to (null: not opened). */
@@ -209,14 +248,14 @@ public final class DeltaSinkWriter {
     return p == null ? null : p.table.state;
   }
 
-  private void accept(SinkRecord record, long now) {
+  private void accept(SinkRecord record, long now, long fetchedInPoll) {
     TopicPartition tp = origin.partition(record);
     long offset = origin.offset(record);
     PartitionProgress p = offsets.of(tp);
     if (p == null) {
       throw origin.notOpened(record);
     }
-    if (p.isRedelivery(offset)) {
+    if (p.isRedelivery(offset, fetchedInPoll)) {
       metrics.recordSkipped();
       return;
     }
@@ -421,7 +460,9 @@ public final class DeltaSinkWriter {
   private void rewindTable(Table table, String why, Exception cause) {
     withdraw(table);
     table.abort();
-    Map<TopicPartition, Long> seeks = offsets.rewind(table);
+    // Asked in put(), the seek precedes the next poll's fetch; asked in close(), within a
+    // rebalance, the one after (unless an open() follows: see open()).
+    Map<TopicPartition, Long> seeks = offsets.rewind(table, inPut ? polls + 1 : polls + 2);
     context.offset(seeks);
     if (cause != null) {
       ProtocolLog.dropped(table, why, seeks, cause);

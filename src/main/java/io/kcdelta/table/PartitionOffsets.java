@@ -33,18 +33,17 @@ final class PartitionOffsets {
   }
 
   /**
-   * The partition resumes after {@code durable}, the txn version the table holds (-1: none). {@code
-   * stale}: a seek is pending, so every record Connect delivers before the next put() returns is
-   * stale.
+   * The partition resumes after {@code durable}, the txn version the table holds (-1: none); the
+   * seek there, if any, precedes the fetch of poll {@code seekAppliesAtPoll} (0: no seek pending).
    */
-  void opened(TopicPartition tp, Table table, long durable, boolean stale) {
+  void opened(TopicPartition tp, Table table, long durable, long seekAppliesAtPoll) {
     PartitionProgress before = progress.get(tp);
     if (before != null) {
       // Its gauges go first: a second set of the same names would fail to register.
       before.metrics.close();
     }
     PartitionProgress p = new PartitionProgress(table, durable, metrics.forPartition(tp));
-    p.rewindPending = stale;
+    p.seekAppliesAtPoll = seekAppliesAtPoll;
     progress.put(tp, p);
     p.publish();
     unresolved.remove(tp);
@@ -85,12 +84,14 @@ final class PartitionOffsets {
   /**
    * Forgets what the table's partitions buffered since their last durable offset; returns the seeks
    * that make Connect deliver it again, for the partitions the task keeps.
+   *
+   * @param appliesAtPoll the first poll whose fetch the seeks will precede
    */
-  Map<TopicPartition, Long> rewind(Table table) {
+  Map<TopicPartition, Long> rewind(Table table, long appliesAtPoll) {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
       if (e.getValue().table == table && !closing.contains(e.getKey())) {
-        long target = e.getValue().rewind();
+        long target = e.getValue().rewind(appliesAtPoll);
         if (target >= 0) {
           seeks.put(e.getKey(), target);
         }
@@ -99,10 +100,13 @@ final class PartitionOffsets {
     return seeks;
   }
 
-  /** put() returned normally: Connect applies the seeks asked so far before it fetches again. */
-  void seeksApplied() {
+  /**
+   * Connect applies every seek asked so far before the fetch of poll {@code poll}: it does so right
+   * after open() returns, within the rebalance of that poll.
+   */
+  void seeksApplyAtPoll(long poll) {
     for (PartitionProgress p : progress.values()) {
-      p.rewindPending = false;
+      p.seekAppliesAtPoll = Math.min(p.seekAppliesAtPoll, poll);
     }
   }
 

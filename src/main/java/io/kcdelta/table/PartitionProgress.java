@@ -21,13 +21,16 @@ final class PartitionProgress {
   long firstReceived = -1;
 
   /**
-   * This task asked Connect to seek the partition back to its last durable offset; Connect applies
-   * it only before its next fetch. Until then every record of the partition it delivers is stale:
-   * the rest of the current put(), a redelivery of the same batch after a RetriableException, and
-   * the batch fetched while close() of other partitions asked for the seek. Cleared when a put()
-   * returns normally.
+   * The first poll whose fetched records follow this task's last seek of the partition (0: no seek
+   * asked). Connect applies a seek at the start of its next poll, or right after an open() in the
+   * same rebalance, never in the middle of a poll: a record fetched by an earlier poll is stale.
+   * That is the rest of the put() that asked for the seek, a redelivery of the same batch after a
+   * RetriableException, and a batch fetched while close() of other partitions asked for the seek
+   * without an open() after it. Records fetched by that poll or later are fresh, even in the put()
+   * right after a RetriableException (when a revocation emptied the retained batch, Connect fetches
+   * anew): taking those as stale lost them (issue 35, seed 14709).
    */
-  boolean rewindPending;
+  long seekAppliesAtPoll;
 
   final PartitionMetrics metrics;
 
@@ -42,9 +45,14 @@ final class PartitionProgress {
     metrics.update(committed, lastSeen);
   }
 
-  /** True for a record already buffered, skipped or committed, or stale until a seek applies. */
-  boolean isRedelivery(long offset) {
-    if (rewindPending || offset <= lastSeen) {
+  /**
+   * True for a record already buffered, skipped or committed, or fetched before the last seek
+   * applied.
+   *
+   * @param fetchedInPoll the poll whose fetch delivered the record first
+   */
+  boolean isRedelivery(long offset, long fetchedInPoll) {
+    if (fetchedInPoll < seekAppliesAtPoll || offset <= lastSeen) {
       return true;
     }
     if (firstReceived < 0) {
@@ -60,13 +68,17 @@ final class PartitionProgress {
 
   /**
    * Forgets everything after the last durable offset; returns where to seek (-1: no seek needed).
+   *
+   * @param appliesAtPoll the first poll whose fetch the seek will precede
    */
-  long rewind() {
+  long rewind(long appliesAtPoll) {
     lastSeen = committed;
     long target = committed >= 0 ? committed + 1 : firstReceived;
     // Without a target nothing was received since open(): no seek, and what comes next is not
     // stale.
-    rewindPending = target >= 0;
+    if (target >= 0) {
+      seekAppliesAtPoll = Math.max(seekAppliesAtPoll, appliesAtPoll);
+    }
     return target;
   }
 }

@@ -510,8 +510,12 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     }
     if (!assign.isEmpty() || !setup.cooperative()) {
       trace(member.name + " assigned " + assign);
-      member.onPartitionsAssigned(assign);
     }
+    // The consumer calls onPartitionsAssigned at the end of every rebalance, also with no new
+    // partitions (its javadoc): Connect then resumes fetching if the revocation emptied the batch
+    // it
+    // kept for redelivery. Skipping it here hid the hole of seed 14709 behind a redelivery.
+    member.onPartitionsAssigned(assign);
   }
 
   private void revoke(SimWorkerSinkTask member, List<TopicPartition> revoke) {
