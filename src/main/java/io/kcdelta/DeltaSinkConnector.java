@@ -70,14 +70,22 @@ public class DeltaSinkConnector extends SinkConnector {
 
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
-    Config config = super.validate(connectorConfigs);
+    List<ConfigValue> values = new ArrayList<>(super.validate(connectorConfigs).configValues());
+    Config config = new Config(values);
     Map<String, ConfigValue> byName = new HashMap<>();
-    config.configValues().forEach(v -> byName.put(v.name(), v));
+    values.forEach(v -> byName.put(v.name(), v));
     for (DeltaSinkConfig.Problem problem : DeltaSinkConfig.crossFieldProblems(connectorConfigs)) {
-      ConfigValue value = byName.get(problem.key());
-      if (value != null) {
-        value.addErrorMessage(problem.message());
-      }
+      // Prefixed settings (delta.table.properties.*) have no ConfigDef entry: report them as their
+      // own values, so the REST answer names the key.
+      ConfigValue value =
+          byName.computeIfAbsent(
+              problem.key(),
+              k -> {
+                ConfigValue v = new ConfigValue(k, connectorConfigs.get(k), List.of(), List.of());
+                values.add(v);
+                return v;
+              });
+      value.addErrorMessage(problem.message());
     }
     if (config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
       ConfigValue partitionColumns = byName.get(DeltaSinkConfig.PARTITION_COLUMNS);

@@ -543,6 +543,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
                   + "=none forbids: choose 'ignore' or 'fail', or allow add-columns."));
     }
     problems.addAll(logStoreProblems(props));
+    TableProperties.problems(props)
+        .forEach((key, message) -> problems.add(new Problem(key, message)));
     return problems;
   }
 
@@ -789,6 +791,14 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   public Password awsSecretAccessKey() {
     return getPassword(AWS_SECRET_ACCESS_KEY);
+  }
+
+  /**
+   * The table properties of a table the connector creates ({@code delta.table.properties.<name>}),
+   * prefix removed.
+   */
+  public Map<String, String> tableProperties() {
+    return TableProperties.from(originals());
   }
 
   /** {@code hadoop.<key>} settings with the prefix removed. */

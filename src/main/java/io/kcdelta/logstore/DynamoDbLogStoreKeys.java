@@ -23,9 +23,9 @@ package io.kcdelta.logstore;
 public final class DynamoDbLogStoreKeys {
 
   /**
-   * Delta Standalone 3.3.2 picks the LogStore of a path's scheme from {@code
-   * delta.logStore.<scheme>.impl} (verified in {@code
-   * io.delta.standalone.internal.storage.LogStoreProvider#logStoreSchemeConfKey}).
+   * The LogStore of a path's scheme, by the key Delta's writers use ({@code
+   * delta.logStore.<scheme>.impl}): the connector's Delta layer reads it, and hands the same class
+   * to Delta Kernel for its own reads and checkpoints.
    */
   public static final String LOG_STORE_S3A_IMPL = "delta.logStore.s3a.impl";
 

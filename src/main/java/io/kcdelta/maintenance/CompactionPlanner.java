@@ -1,6 +1,6 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.actions.AddFile;
+import io.kcdelta.delta.AddFile;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -34,9 +34,9 @@ final class CompactionPlanner {
   record Bin(Map<String, String> partitionValues, List<AddFile> files, long bytes) {}
 
   private static final Comparator<AddFile> SMALLEST_FIRST =
-      Comparator.comparingLong(AddFile::getSize)
-          .thenComparingLong(AddFile::getModificationTime)
-          .thenComparing(AddFile::getPath);
+      Comparator.comparingLong(AddFile::size)
+          .thenComparingLong(AddFile::modificationTime)
+          .thenComparing(AddFile::path);
 
   private final long targetBytes;
   private final int minFiles;
@@ -53,7 +53,7 @@ final class CompactionPlanner {
     Map<String, List<AddFile>> byPartitionAndTier = new TreeMap<>();
     for (AddFile f : liveFiles) {
       if (isSmall(f, nowMs)) {
-        String key = new TreeMap<>(f.getPartitionValues()) + "#" + tier(f.getSize(), minFiles);
+        String key = new TreeMap<>(f.partitionValues()) + "#" + tier(f.size(), minFiles);
         byPartitionAndTier.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
       }
     }
@@ -67,7 +67,7 @@ final class CompactionPlanner {
     bins.sort(
         Comparator.comparingInt((Bin b) -> b.files().size())
             .reversed()
-            .thenComparing(b -> b.files().get(0).getPath()));
+            .thenComparing(b -> b.files().get(0).path()));
     return bins;
   }
 
@@ -76,11 +76,17 @@ final class CompactionPlanner {
     return (int) Math.floor(Math.log(Math.max(1, sizeBytes)) / Math.log(minFiles));
   }
 
+  /**
+   * Small, settled, with stats to merge, and without a deletion vector: rewriting such a file would
+   * have to drop its deleted rows, which this compaction does not read; another writer's OPTIMIZE
+   * does.
+   */
   boolean isSmall(AddFile f, long nowMs) {
-    return f.getSize() < targetBytes / 2
-        && nowMs - f.getModificationTime() >= minAgeMs
-        && f.getStats() != null
-        && !f.getStats().isBlank();
+    return f.size() < targetBytes / 2
+        && nowMs - f.modificationTime() >= minAgeMs
+        && f.stats() != null
+        && !f.stats().isBlank()
+        && f.deletionVector() == null;
   }
 
   /**
@@ -93,13 +99,13 @@ final class CompactionPlanner {
     List<AddFile> run = new ArrayList<>();
     long bytes = 0;
     for (AddFile f : files) {
-      if (!run.isEmpty() && bytes + f.getSize() > targetBytes) {
+      if (!run.isEmpty() && bytes + f.size() > targetBytes) {
         addIfWorthIt(bins, run, bytes);
         run = new ArrayList<>();
         bytes = 0;
       }
       run.add(f);
-      bytes += f.getSize();
+      bytes += f.size();
     }
     addIfWorthIt(bins, run, bytes);
     return bins;
@@ -107,7 +113,7 @@ final class CompactionPlanner {
 
   private void addIfWorthIt(List<Bin> bins, List<AddFile> run, long bytes) {
     if (run.size() >= minFiles || (run.size() >= 2 && bytes >= targetBytes / 2)) {
-      bins.add(new Bin(run.get(0).getPartitionValues(), List.copyOf(run), bytes));
+      bins.add(new Bin(run.get(0).partitionValues(), List.copyOf(run), bytes));
     }
   }
 }

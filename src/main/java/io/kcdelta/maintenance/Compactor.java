@@ -1,24 +1,28 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.CommitResult;
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Operation;
-import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.ColumnMapping;
+import io.kcdelta.delta.CommitPlan;
+import io.kcdelta.delta.CommitPlanner;
+import io.kcdelta.delta.CommitResult;
+import io.kcdelta.delta.LiveFiles;
+import io.kcdelta.delta.LogCommit;
+import io.kcdelta.delta.LogPaths;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.Metadata;
+import io.kcdelta.delta.RemoveFile;
+import io.kcdelta.delta.TableFeature;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.StatsMerge;
-import io.kcdelta.schema.JsonText;
-import io.kcdelta.schema.SchemaJson;
 import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -30,12 +34,14 @@ import org.slf4j.LoggerFactory;
  * adds it, both with {@code dataChange=false} and without any txn action: the table's rows and
  * every Kafka offset it holds stay as they were.
  *
- * <p>Why it is safe beside other writers: the files are picked from the very snapshot the commit's
- * transaction read, and the commit removes each of them. Delta Standalone checks every commit that
- * landed since against it: one that removed any of the same files (a Spark OPTIMIZE or DELETE,
- * another compactor) fails ours with a concurrent-modification exception, and we drop the new file;
- * appends never touch the files we remove, so they never conflict. No read predicate is registered,
- * so concurrent appends to the same partition value do not conflict either.
+ * <p>Why it is safe beside other writers: the files are picked from one snapshot, and the commit is
+ * planned against every commit made since (the Delta layer hands the planner each winner): one that
+ * removed any of the same files (a Spark OPTIMIZE or DELETE, another compactor) or changed the
+ * schema or protocol drops ours, and we delete the new file; appends never touch the files we
+ * remove, so they never conflict.
+ *
+ * <p>Not compacted: files with deletion vectors (their deleted rows would have to be dropped), and
+ * tables with row tracking (the rewritten rows would need their row ids carried over).
  */
 final class Compactor {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -52,32 +58,28 @@ final class Compactor {
   record Compacted(long version, int files, long bytes, long newBytes, long rows)
       implements Result {}
 
-  /** A concurrent commit removed some of the files first; nothing changed. */
+  /** A concurrent commit removed some of the files first, or changed the table; nothing changed. */
   record Conflicted(String reason) implements Result {}
 
-  private final DeltaLog log;
+  private final TableLog log;
   private final Path root;
   private final Configuration conf;
   private final CompactionPlanner planner;
   private final FileRewriter rewriter;
   private final DataFileNames names;
-  private final String engineInfo;
 
   Compactor(
-      DeltaLog log,
-      Path root,
+      TableLog log,
       Configuration conf,
       CompactionPlanner planner,
       FileRewriter rewriter,
-      DataFileNames names,
-      String engineInfo) {
+      DataFileNames names) {
     this.log = log;
-    this.root = root;
+    this.root = log.root();
     this.conf = conf;
     this.planner = planner;
     this.rewriter = rewriter;
     this.names = names;
-    this.engineInfo = engineInfo;
   }
 
   /**
@@ -89,12 +91,15 @@ final class Compactor {
    *     landed, so the new file is kept (orphan cleanup deletes it if it did not)
    */
   Result compactOnce(long nowMs, BooleanSupplier stop) throws IOException {
-    OptimisticTransaction txn = log.startTransaction();
-    if (txn.readVersion() < 0) {
+    LogState state = log.update();
+    if (!state.exists() || state.protocol().supports(TableFeature.ROW_TRACKING)) {
       return new NothingToDo();
     }
-    Snapshot snapshot = snapshotOf(txn.readVersion());
-    for (CompactionPlanner.Bin bin : planner.plan(snapshot.getAllFiles(), nowMs)) {
+    LiveFiles live = log.liveFiles();
+    if (live == null) {
+      return new NothingToDo();
+    }
+    for (CompactionPlanner.Bin bin : planner.plan(live.files(), nowMs)) {
       List<FileRewriter.Footer> footers = new ArrayList<>();
       for (AddFile f : bin.files()) {
         footers.add(rewriter.footer(absolute(f)));
@@ -104,7 +109,8 @@ final class Compactor {
         continue;
       }
       return compact(
-          txn,
+          live.version(),
+          state.metadata(),
           same.stream().map(i -> bin.files().get(i)).toList(),
           same.stream().map(footers::get).toList(),
           stop);
@@ -112,14 +118,9 @@ final class Compactor {
     return new NothingToDo();
   }
 
-  /** The snapshot the transaction read: usually the log's current one. */
-  private Snapshot snapshotOf(long version) {
-    Snapshot current = log.snapshot();
-    return current.getVersion() == version ? current : log.getSnapshotForVersionAsOf(version);
-  }
-
   private Result compact(
-      OptimisticTransaction txn,
+      long readVersion,
+      Metadata metadata,
       List<AddFile> inputs,
       List<FileRewriter.Footer> footers,
       BooleanSupplier stop)
@@ -129,75 +130,124 @@ final class Compactor {
     long rows = rewriter.merge(paths, footers, output, stop);
     FileSystem fs = output.getFileSystem(conf);
     String stats =
-        StatsMerge.merge(
-            inputs.stream().map(AddFile::getStats).toList(), dataSchema(txn.metadata()));
+        StatsMerge.merge(inputs.stream().map(AddFile::stats).toList(), dataSchema(metadata));
     if (stats != null && !stats.startsWith("{\"numRecords\":" + rows + ",")) {
       fs.delete(output, false);
       throw new IOException(
           "The files' stats count other rows than the "
               + rows
               + " read from them; not compacting "
-              + inputs.stream().map(AddFile::getPath).toList());
+              + inputs.stream().map(AddFile::path).toList());
     }
     long newBytes = fs.getFileStatus(output).getLen();
-    long now = System.currentTimeMillis();
-    List<Action> actions = new ArrayList<>();
-    long bytes = 0;
-    for (AddFile f : inputs) {
-      actions.add(f.remove(now, false));
-      bytes += f.getSize();
+    long bytes = inputs.stream().mapToLong(AddFile::size).sum();
+    String outputPath = LogPaths.relative(root, output);
+    Rewrite rewrite = new Rewrite(readVersion, inputs, outputPath, newBytes, stats, inputs.size());
+    CommitResult result = log.commit(rewrite);
+    if (result.committed()) {
+      return new Compacted(result.version(), inputs.size(), bytes, newBytes, rows);
     }
-    AddFile.Builder added =
-        AddFile.builder(
-            LogPaths.relative(root, output),
-            inputs.get(0).getPartitionValues(),
-            newBytes,
-            now,
-            false);
-    if (stats != null) {
-      added.stats(JsonText.quote(stats));
+    if (rewrite.landedBefore) {
+      // An attempt whose answer was lost landed, and the retry found its version taken: the new
+      // file is the table's now.
+      LOG.info("Compaction of {} files in {} landed in an earlier attempt", inputs.size(), root);
+      return new Compacted(-1, inputs.size(), bytes, newBytes, rows);
     }
-    actions.add(added.build());
-    CommitResult result;
-    try {
-      result = txn.commit(actions, operation(inputs.size()), engineInfo);
-    } catch (DeltaConcurrentModificationException e) {
-      String path = LogPaths.relative(root, output);
-      if (log.update().getAllFiles().stream().anyMatch(f -> f.getPath().equals(path))) {
-        // The conflict was with our own commit: an attempt whose answer was lost landed, and the
-        // retry found its version taken. The new file is the table's now.
-        LOG.info("Compaction of {} files in {} landed in an earlier attempt", inputs.size(), root);
-        return new Compacted(-1, inputs.size(), bytes, newBytes, rows);
+    fs.delete(output, false);
+    LOG.info(
+        "Compaction of {} files in {} dropped: {} (the new file is deleted)",
+        inputs.size(),
+        root,
+        rewrite.conflict);
+    return new Conflicted(rewrite.conflict);
+  }
+
+  /** The commit of one rewrite, planned against every commit since its files were read. */
+  private final class Rewrite implements CommitPlanner {
+    private final long readVersion;
+    private final List<AddFile> inputs;
+    private final Set<String> inputPaths;
+    private final String outputPath;
+    private final long newBytes;
+    private final String stats;
+    private final int files;
+    String conflict;
+    boolean landedBefore;
+    private boolean first = true;
+
+    Rewrite(
+        long readVersion,
+        List<AddFile> inputs,
+        String outputPath,
+        long newBytes,
+        String stats,
+        int files) {
+      this.readVersion = readVersion;
+      this.inputs = inputs;
+      this.inputPaths = inputs.stream().map(AddFile::path).collect(Collectors.toSet());
+      this.outputPath = outputPath;
+      this.newBytes = newBytes;
+      this.stats = stats;
+      this.files = files;
+    }
+
+    @Override
+    public CommitPlan plan(LogState base, List<LogCommit> since) {
+      List<LogCommit> winners = first ? log.commits(readVersion + 1, base.version()) : since;
+      first = false;
+      if (winners == null) {
+        conflict = "too many commits since the files were read";
+        return null;
       }
-      fs.delete(output, false);
-      LOG.info(
-          "Compaction of {} files in {} dropped: {} (the new file is deleted)",
-          inputs.size(),
-          root,
-          e.getMessage());
-      return new Conflicted(e.getClass().getSimpleName());
+      for (LogCommit c : winners) {
+        if (c.metadata() != null || c.protocol() != null) {
+          conflict = "version " + c.version() + " changed the table's metadata or protocol";
+          return null;
+        }
+        for (AddFile add : c.adds()) {
+          if (add.path().equals(outputPath)) {
+            landedBefore = true;
+            return null;
+          }
+        }
+        for (RemoveFile remove : c.removes()) {
+          if (inputPaths.contains(remove.path())) {
+            conflict = "version " + c.version() + " removed " + remove.path();
+            return null;
+          }
+        }
+      }
+      long now = System.currentTimeMillis();
+      List<RemoveFile> removes = new ArrayList<>();
+      for (AddFile f : inputs) {
+        removes.add(f.remove(now, false));
+      }
+      AddFile added =
+          AddFile.of(outputPath, inputs.get(0).partitionValues(), newBytes, now, false, stats);
+      return new CommitPlan(
+          null,
+          List.of(added),
+          removes,
+          List.of(),
+          "OPTIMIZE",
+          Map.of("operation", "compaction", "numRemovedFiles", Integer.toString(files)),
+          false,
+          Map.of());
     }
-    return new Compacted(result.getVersion(), inputs.size(), bytes, newBytes, rows);
   }
 
   private Path absolute(AddFile f) {
-    return LogPaths.absolute(root, f.getPath());
+    return LogPaths.absolute(root, f.path());
   }
 
-  /** The columns the data files hold: partition columns live in the path. */
+  /** The columns the data files hold, by their names there: partition columns live in the path. */
   private static StructType dataSchema(Metadata metadata) {
-    List<String> partitions = metadata.getPartitionColumns();
-    return new StructType(
-        SchemaJson.parse(metadata.getSchema().toJson()).fields().stream()
-            .filter(f -> !partitions.contains(f.name()))
-            .toList());
-  }
-
-  private static Operation operation(int files) {
-    return new Operation(
-        Operation.Name.MANUAL_UPDATE,
-        Map.of(
-            "operation", JsonText.quote("compaction"),
-            "numRemovedFiles", JsonText.quote(Integer.toString(files))));
+    List<String> partitions = metadata.partitionColumns();
+    StructType data =
+        new StructType(
+            metadata.schema().fields().stream()
+                .filter(f -> !partitions.contains(f.name()))
+                .toList());
+    return ColumnMapping.physicalSchema(data, metadata);
   }
 }

@@ -1,10 +1,9 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.RemoveFile;
-import io.delta.standalone.internal.SnapshotImpl;
+import io.kcdelta.delta.LogPaths;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.TableFeatures;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.parquet.DataFileNames;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -34,15 +33,15 @@ import org.slf4j.LoggerFactory;
 final class OrphanFiles {
   private static final Logger LOG = LoggerFactory.getLogger(OrphanFiles.class);
 
-  private final DeltaLog log;
+  private final TableLog log;
   private final Path root;
   private final Configuration conf;
   private final DataFileNames names;
   private final long minAgeMs;
 
-  OrphanFiles(DeltaLog log, Path root, Configuration conf, DataFileNames names, long minAgeMs) {
+  OrphanFiles(TableLog log, Configuration conf, DataFileNames names, long minAgeMs) {
     this.log = log;
-    this.root = root;
+    this.root = log.root();
     this.conf = conf;
     this.names = names;
     this.minAgeMs = minAgeMs;
@@ -75,7 +74,7 @@ final class OrphanFiles {
     if (candidates.isEmpty()) {
       return candidates;
     }
-    Set<String> referenced = referenced(log.update());
+    Set<String> referenced = referenced();
     List<Path> out = new ArrayList<>(candidates);
     out.removeIf(p -> referenced.contains(p.toUri().getPath()));
     return out;
@@ -94,21 +93,20 @@ final class OrphanFiles {
     return deleted;
   }
 
-  /** The paths (no scheme) of every file the snapshot holds live or removed. */
-  private Set<String> referenced(Snapshot snapshot) {
-    Set<String> out = new HashSet<>();
-    for (AddFile f : snapshot.getAllFiles()) {
-      out.add(pathOf(f.getPath()));
+  /**
+   * The paths (no scheme) of every file the log holds live or removed. A vacuum must know every
+   * feature of the table it cleans (vacuumProtocolCheck): a feature we do not know might keep files
+   * of its own there.
+   */
+  private Set<String> referenced() {
+    LogState state = log.update();
+    if (state.exists()) {
+      TableFeatures.checkWritable(log.path(), state.protocol(), state.metadata());
     }
-    scala.collection.Iterator<RemoveFile> removed =
-        ((SnapshotImpl) snapshot).tombstones().iterator();
-    while (removed.hasNext()) {
-      out.add(pathOf(removed.next().getPath()));
+    Set<String> out = new HashSet<>();
+    for (String path : log.referencedPaths()) {
+      out.add(LogPaths.absolute(root, path).toUri().getPath());
     }
     return out;
-  }
-
-  private String pathOf(String logPath) {
-    return LogPaths.absolute(root, logPath).toUri().getPath();
   }
 }

@@ -1,7 +1,7 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.DeltaLog;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.parquet.DataFileNames;
 import java.util.HashSet;
 import java.util.Set;
@@ -40,11 +40,10 @@ public final class TableMaintenance {
 
   private static final String THREAD_NAME = "kcdelta-table-maintenance";
 
-  private final Supplier<DeltaLog> log;
+  private final Supplier<TableLog> log;
   private final Path root;
   private final Configuration conf;
   private final DeltaSinkConfig config;
-  private final String engineInfo;
   private final LongConsumer committed;
   private final ScheduledExecutorService executor;
 
@@ -58,18 +57,16 @@ public final class TableMaintenance {
    * @param committed told each version a compaction committed (for checkpoints)
    */
   public TableMaintenance(
-      Supplier<DeltaLog> log,
+      Supplier<TableLog> log,
       String path,
       Configuration conf,
       DeltaSinkConfig config,
-      String engineInfo,
       LongConsumer committed,
       ScheduledExecutorService executor) {
     this.log = log;
     this.root = new Path(path);
     this.conf = conf;
     this.config = config;
-    this.engineInfo = engineInfo;
     this.committed = committed;
     this.executor = executor;
   }
@@ -148,15 +145,13 @@ public final class TableMaintenance {
     Compactor compactor =
         new Compactor(
             log.get(),
-            root,
             conf,
             new CompactionPlanner(
                 config.compactionTargetFileBytes(),
                 config.compactionMinInputFiles(),
                 MIN_AGE_FLUSH_INTERVALS * config.flushIntervalMs()),
             new FileRewriter(conf, config.compressionCodec(), config.compactionTargetFileBytes()),
-            new DataFileNames(config.txnAppIdPrefix(), config.compressionCodec()),
-            engineInfo);
+            new DataFileNames(config.txnAppIdPrefix(), config.compressionCodec()));
     try {
       for (int i = 0; i < MAX_COMPACTIONS_PER_RUN && !stopped; i++) {
         Compactor.Result result = compactor.compactOnce(System.currentTimeMillis(), () -> stopped);
@@ -189,7 +184,6 @@ public final class TableMaintenance {
       int deleted =
           new OrphanFiles(
                   log.get(),
-                  root,
                   conf,
                   new DataFileNames(config.txnAppIdPrefix(), config.compressionCodec()),
                   minAge)

@@ -25,13 +25,13 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
  * IOException} that is not known more precisely is weaker evidence: it counts only if no link
  * decides. So an {@code IOException} wrapping an access-denied answer or a NullPointerException is
  * permanent, and a {@code RuntimeException} wrapping an {@code IOException} (as {@link
- * java.io.UncheckedIOException} and Delta Standalone's Scala code do) is transient.
+ * java.io.UncheckedIOException} does) is transient.
  *
  * <p>Transient: throttling and 500/502/503/504 answers of AWS services (SDK v2) and their S3A
  * translations; SDK call and attempt timeouts; SDK client errors caused by an I/O error; socket
- * errors and timeouts; other I/O errors not listed below; Delta Standalone's
- * concurrent-modification conflicts (a fresh transaction reads the other commit); a {@link
- * java.nio.file.FileAlreadyExistsException} (another writer took a log version first).
+ * errors and timeouts; other I/O errors not listed below; other writers taking every log version a
+ * commit tried (the next attempt reads them); a {@link java.nio.file.FileAlreadyExistsException}
+ * (another writer took a log version first).
  *
  * <p>Permanent: every other answer of an AWS service (4xx: access denied, validation, missing
  * table, a failed condition, wrong region; 501); SDK client errors without an I/O cause (no
@@ -40,8 +40,8 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
  * java.io.FileNotFoundException} and other {@link java.nio.file.FileSystemException}s (a missing
  * bucket, table or log file, a truncated log, a hole in the log, a local permission error: nothing
  * a retry within minutes brings back); malformed JSON; interrupts (the thread is being stopped);
- * Kafka Connect's DataException; Delta Standalone's DeltaStandaloneException and protocol errors
- * (metadata and protocol problems); programming errors and every {@link Error}.
+ * Kafka Connect's DataException; a table this connector cannot write and Delta Kernel's errors
+ * (unsupported features, a corrupt log); programming errors and every {@link Error}.
  */
 public final class Transience {
 
@@ -55,7 +55,7 @@ public final class Transience {
 
   /**
    * Classes known by name: a class or its nearest known superclass decides. By name, not by class
-   * reference, so the log store still loads where Kafka Connect, Delta Standalone or hadoop-aws are
+   * reference, so the log store still loads where Kafka Connect, Delta Kernel or hadoop-aws are
    * absent (see package-info). Tests build each of them to catch a misspelt name.
    */
   private static final Map<String, Boolean> KNOWN = known();
@@ -194,18 +194,16 @@ public final class Transience {
         "org.apache.hadoop.security.AccessControlException",
         "org.apache.hadoop.fs.PathAccessDeniedException",
         "org.apache.hadoop.fs.PathPermissionException");
-    // Delta Standalone: a conflict resolves with a fresh transaction; protocol and metadata errors
-    // do not.
-    passing(m, "io.delta.standalone.exceptions.DeltaConcurrentModificationException");
+    // The Delta layer: other writers taking every version a commit tried passes (the next attempt
+    // starts from the newer table); a table this connector cannot write does not, nor do Delta
+    // Kernel's own errors (an unsupported feature, a corrupt or missing log).
+    passing(m, "io.kcdelta.delta.ConcurrentCommitsException");
     permanent(
         m,
-        "io.delta.standalone.exceptions.DeltaStandaloneException",
-        "io.delta.standalone.internal.exception.DeltaErrors$InvalidProtocolVersionException");
+        "io.kcdelta.delta.UnsupportedTableException",
+        "io.delta.kernel.exceptions.KernelException");
     // Malformed JSON (a corrupt log file) stays malformed; Jackson's exceptions are IOExceptions.
-    permanent(
-        m,
-        "com.fasterxml.jackson.core.JacksonException",
-        "shadedelta.com.fasterxml.jackson.core.JacksonException");
+    permanent(m, "com.fasterxml.jackson.core.JacksonException");
     // Kafka Connect: a record that cannot be written.
     permanent(m, "org.apache.kafka.connect.errors.DataException");
     return Map.copyOf(m);

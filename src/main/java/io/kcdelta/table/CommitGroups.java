@@ -1,7 +1,7 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.DeltaLog;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.maintenance.TableMaintenance;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.HashMap;
@@ -17,7 +17,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 
 /**
  * Commit groups by (txn appId prefix, table): the appId prefix names the connector inside the
@@ -154,51 +153,40 @@ public final class CommitGroups {
       maintenance.put(
           group,
           new TableMaintenance(
-              committer::log,
-              path,
-              conf,
-              config,
-              DeltaCommitter.ENGINE_INFO,
-              committer::committed,
-              maintenanceThread));
+              committer::log, path, conf, config, committer::committed, maintenanceThread));
     }
     return group;
   }
 
   /**
-   * Commits through the group's Delta log, opened on first use (by a task's read or commit, where
-   * its failure is retried like any other read or commit).
+   * Commits through the group's Delta log, which reads the table on first use (by a task's read or
+   * commit, where its failure is retried like any other read or commit).
    */
   private static final class LogCommitter
       implements Function<List<CommitGroup.Entry>, List<Outcome>> {
-    private final Path root;
-    private final Configuration conf;
+    private final TableLog log;
     private final DeltaCommitter committer;
     private final LogCheckpoints checkpoints;
-    private DeltaLog log;
 
     LogCommitter(String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
-      this.root = new Path(path);
-      this.conf = LogCheckpoints.forCommits(conf);
-      this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
-      this.checkpoints = new LogCheckpoints(root, conf, checkpoints);
+      this.log = new TableLog(path, conf, DeltaCommitter.ENGINE_INFO);
+      this.committer =
+          new DeltaCommitter(
+              config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
+      this.checkpoints = new LogCheckpoints(log, conf, checkpoints);
     }
 
-    synchronized DeltaLog log() {
-      if (log == null) {
-        log = Unchecked.call(() -> DeltaLog.forTable(conf, root));
-      }
+    TableLog log() {
       return log;
     }
 
     DeltaCommitter.LogRead read(Set<String> appIds) {
-      return committer.read(log(), appIds);
+      return DeltaCommitter.read(log, appIds);
     }
 
     @Override
     public List<Outcome> apply(List<CommitGroup.Entry> entries) {
-      DeltaLog log = log();
-      List<Outcome> outcomes = committer.commit(log, root, entries);
+      List<Outcome> outcomes = committer.commit(log, entries);
       outcomes.stream()
           .mapToLong(o -> o instanceof DeltaCommitter.Committed c ? c.version() : -1)
           .max()
@@ -208,7 +196,7 @@ public final class CommitGroups {
 
     /** A commit through the log (the group's, or a compaction's) made {@code version}. */
     void committed(long version) {
-      checkpoints.committed(log(), version);
+      checkpoints.committed(version);
     }
   }
 }

@@ -1,27 +1,27 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.CommitResult;
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Operation;
-import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.actions.SetTransaction;
-import io.delta.standalone.exceptions.ConcurrentTransactionException;
-import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
-import io.kcdelta.parquet.DataFile;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.CommitPlan;
+import io.kcdelta.delta.CommitResult;
+import io.kcdelta.delta.KafkaCommitInfo;
+import io.kcdelta.delta.LogCommit;
+import io.kcdelta.delta.LogPaths;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.Metadata;
+import io.kcdelta.delta.TableFeatures;
+import io.kcdelta.delta.TableLog;
+import io.kcdelta.delta.Txn;
 import io.kcdelta.schema.JsonText;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.StructType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
@@ -30,26 +30,26 @@ import org.apache.kafka.common.TopicPartition;
  * Turns the {@link Batch}es of a commit group's round into one Delta commit, leaving out each batch
  * whose Kafka partitions the table says another writer committed since its task last did (fencing).
  *
- * <p>The check and the commit happen in one optimistic transaction: {@link TxnVersions} registers
- * the appIds as read, so a concurrent commit touching them between the check and our commit makes
- * Delta Standalone throw {@link ConcurrentTransactionException} instead of committing.
+ * <p>The check and the commit are one step of the Delta layer's commit ({@link TableLog#commit}):
+ * the plan is made against the table as it is, and made again, against the newer table, each time
+ * another writer takes the version first. A winner that committed one of the batch's partitions
+ * fences it; one that changed the schema or partitioning has the batch checked against the new
+ * metadata; our own earlier attempt that landed although its answer was lost is recognized by the
+ * txn versions it left.
  */
 final class DeltaCommitter {
 
   static final String ENGINE_INFO = "kafka-connect-delta/" + Version.get();
 
-  /** Conflicts (not failures) that a fresh transaction may resolve: concurrent metadata changes. */
-  private static final int MAX_CONFLICT_RETRIES = 10;
-
   private final String appIdPrefix;
   private final SchemaEvolution.Mode evolution;
+  private final Map<String, String> tableProperties;
 
-  /** Of the one log this committer commits to. */
-  private final TxnVersions txnVersions = new TxnVersions();
-
-  DeltaCommitter(String appIdPrefix, SchemaEvolution.Mode evolution) {
+  DeltaCommitter(
+      String appIdPrefix, SchemaEvolution.Mode evolution, Map<String, String> tableProperties) {
     this.appIdPrefix = appIdPrefix;
     this.evolution = evolution;
+    this.tableProperties = Map.copyOf(tableProperties);
   }
 
   String appId(TopicPartition tp) {
@@ -60,8 +60,8 @@ final class DeltaCommitter {
 
   /**
    * The batch is durable in version {@code version} (-1: it was already durable from an earlier
-   * attempt). {@code rebased}: another writer took the version the commit first tried, or changed
-   * the metadata concurrently, and the commit went on from the newer log.
+   * attempt). {@code rebased}: another writer took the version the commit first tried, and the
+   * commit went on from the newer table.
    */
   record Committed(long version, boolean rebased) implements Outcome {
     Committed(long version) {
@@ -91,13 +91,16 @@ final class DeltaCommitter {
    */
   record LogRead(Metadata metadata, Map<String, Long> txnVersions) {}
 
-  LogRead read(DeltaLog log, Set<String> appIds) {
-    return Unchecked.call(
-        () -> {
-          OptimisticTransaction txn = log.startTransaction();
-          return new LogRead(
-              txn.readVersion() < 0 ? null : txn.metadata(), txnVersions.read(log, txn, appIds));
-        });
+  /**
+   * @throws io.kcdelta.delta.UnsupportedTableException the table has a feature this connector does
+   *     not implement: the task fails at its first read, not at its first commit
+   */
+  static LogRead read(TableLog log, Set<String> appIds) {
+    LogState state = log.update();
+    if (state.exists()) {
+      TableFeatures.checkWritable(log.path(), state.protocol(), state.metadata());
+    }
+    return new LogRead(state.exists() ? state.metadata() : null, state.txnVersions(appIds));
   }
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
@@ -111,30 +114,47 @@ final class DeltaCommitter {
   }
 
   /**
-   * Commits the entries' batches in one transaction, each checked against the txn versions it
-   * expects (per partition, the version its task resumed from or last committed): an entry whose
-   * partitions another writer committed meanwhile is fenced and left out, the others commit.
+   * Commits the entries' batches in one commit, each checked against the txn versions it expects
+   * (per partition, the version its task resumed from or last committed): an entry whose partitions
+   * another writer committed meanwhile is fenced and left out, the others commit.
    *
    * @param entries batches of disjoint Kafka partitions
    * @return per entry, in order, what became of it
    */
-  List<Outcome> commit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
-    return Unchecked.call(() -> tryCommit(log, root, entries));
+  List<Outcome> commit(TableLog log, List<CommitGroup.Entry> entries) {
+    Plan plan = new Plan(log.root(), entries);
+    CommitResult result = log.commit(plan);
+    if (result.committed()) {
+      for (Integer i : plan.included) {
+        plan.outcomes[i] = new Committed(result.version(), result.attempts() > 1);
+      }
+    } else {
+      plan.included.forEach(i -> plan.outcomes[i] = new Deferred());
+    }
+    return List.of(plan.outcomes);
   }
 
-  private List<Outcome> tryCommit(DeltaLog log, Path root, List<CommitGroup.Entry> entries) {
-    for (int attempt = 1; ; attempt++) {
-      OptimisticTransaction txn = log.startTransaction();
-      Set<String> appIds = new HashSet<>();
-      entries.forEach(e -> e.batch.lastOffsets().keySet().forEach(tp -> appIds.add(appId(tp))));
-      Map<String, Long> tableVersions = txnVersions.read(log, txn, appIds);
-      Outcome[] outcomes = new Outcome[entries.size()];
-      List<Integer> included = new ArrayList<>();
+  /** The plan of one round, made anew against each newer table. */
+  private final class Plan implements io.kcdelta.delta.CommitPlanner {
+    private final Path root;
+    private final List<CommitGroup.Entry> entries;
+    Outcome[] outcomes;
+    List<Integer> included;
+
+    Plan(Path root, List<CommitGroup.Entry> entries) {
+      this.root = root;
+      this.entries = entries;
+    }
+
+    @Override
+    public CommitPlan plan(LogState base, List<LogCommit> since) {
+      outcomes = new Outcome[entries.size()];
+      included = new ArrayList<>();
       for (int i = 0; i < entries.size(); i++) {
         Batch batch = entries.get(i).batch;
         Map<TopicPartition, Long> actual = new HashMap<>();
         for (TopicPartition tp : batch.lastOffsets().keySet()) {
-          actual.put(tp, tableVersions.get(appId(tp)));
+          actual.put(tp, base.txnVersion(appId(tp)));
         }
         if (actual.equals(entries.get(i).expected)) {
           included.add(i);
@@ -144,128 +164,121 @@ final class DeltaCommitter {
           outcomes[i] = actual.equals(batch.lastOffsets()) ? new Committed(-1) : new Fenced(actual);
         }
       }
-      List<String> partitionColumns = mergeMetadata(txn, entries, included, outcomes);
-      if (included.isEmpty() || partitionColumns == null) {
-        included.forEach(i -> outcomes[i] = new Deferred());
-        return List.of(outcomes);
+      Metadata metadata = mergeMetadata(base, outcomes);
+      if (included.isEmpty() || metadata == null) {
+        return null;
       }
-      try {
-        List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
-        CommitResult result =
-            txn.commit(actions(root, batches), operation(partitionColumns), ENGINE_INFO);
-        boolean rebased = attempt > 1 || result.getVersion() > txn.readVersion() + 1;
-        included.forEach(i -> outcomes[i] = new Committed(result.getVersion(), rebased));
-        return List.of(outcomes);
-      } catch (ConcurrentTransactionException e) {
-        // A concurrent commit touched one of our appIds: the next round sees it and fences.
-      } catch (DeltaConcurrentModificationException e) {
-        if (attempt >= MAX_CONFLICT_RETRIES) {
-          throw e;
+      List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
+      boolean changed = !base.exists() || metadata != base.metadata();
+      return new CommitPlan(
+          changed ? metadata : null,
+          adds(root, batches),
+          List.of(),
+          txns(batches),
+          "WRITE",
+          operationParameters(metadata.partitionColumns()),
+          true,
+          kafkaInfo(batches).commitInfo());
+    }
+
+    /**
+     * Merges the schemas the included batches need into the table's metadata. A batch whose files
+     * cannot follow the table (partitioning changed, a schema change the evolution mode refuses)
+     * fails alone and is left out.
+     *
+     * @return the metadata to commit with (the base's instance when unchanged; null: there is no
+     *     table, and no files to make one)
+     */
+    private Metadata mergeMetadata(LogState base, Outcome[] outcomes) {
+      Metadata current = base.exists() ? base.metadata() : null;
+      StructType schema = current == null ? null : current.schema();
+      List<String> partitionColumns = current == null ? null : current.partitionColumns();
+      for (Integer i : List.copyOf(included)) {
+        Batch batch = entries.get(i).batch;
+        if (batch.files().isEmpty()) {
+          // Offsets only: no file was laid out by any schema or partitioning.
+          continue;
+        }
+        try {
+          if (batch.schema() == null) {
+            // Files are always written by a schema: without it they could not be committed, and
+            // taking the batch as rowless would drop its rows while its offsets count as done.
+            throw new IllegalStateException(
+                "A batch of " + batch.files().size() + " data file(s) has no schema");
+          }
+          if (partitionColumns != null && !partitionColumns.equals(batch.partitionColumns())) {
+            throw new TableChangedException(
+                "The partition columns of the table changed from "
+                    + batch.partitionColumns()
+                    + " to "
+                    + partitionColumns
+                    + " while this task wrote files");
+          }
+          schema =
+              schema == null
+                  ? batch.schema()
+                  : SchemaEvolution.evolve(schema, batch.schema(), evolution);
+          partitionColumns = batch.partitionColumns();
+        } catch (RuntimeException e) {
+          outcomes[i] = new Failed(e);
+          included.remove(i);
         }
       }
+      if (schema == null) {
+        return null;
+      }
+      if (current == null) {
+        return Metadata.create(schema, partitionColumns, tableProperties);
+      }
+      return schema == current.schema() ? current : current.withSchema(schema);
     }
+  }
+
+  private static List<AddFile> adds(Path root, List<Batch> batches) {
+    long now = System.currentTimeMillis();
+    List<AddFile> adds = new ArrayList<>();
+    for (Batch batch : batches) {
+      for (PendingFile f : batch.files()) {
+        adds.add(
+            AddFile.of(
+                LogPaths.relative(root, f.file().path()),
+                f.partitionValues(),
+                f.file().sizeBytes(),
+                now,
+                true,
+                f.file().statsJson()));
+      }
+    }
+    return adds;
+  }
+
+  private List<Txn> txns(List<Batch> batches) {
+    long now = System.currentTimeMillis();
+    List<Txn> txns = new ArrayList<>();
+    for (Batch batch : batches) {
+      batch.lastOffsets().forEach((tp, offset) -> txns.add(new Txn(appId(tp), offset, now)));
+    }
+    return txns;
   }
 
   /**
-   * Merges the schemas the included batches need into the transaction's metadata. A batch whose
-   * files cannot follow the table (partitioning changed, a schema change the evolution mode
-   * refuses) fails alone and is left out.
-   *
-   * @return the table's partition columns (null: there is no table, and no files to make one)
+   * Which Kafka partitions the txn appIds of this commit name: the appId alone cannot say where the
+   * prefix ends and the topic begins when both contain dashes.
    */
-  private List<String> mergeMetadata(
-      OptimisticTransaction txn,
-      List<CommitGroup.Entry> entries,
-      List<Integer> included,
-      Outcome[] outcomes) {
-    Metadata current = txn.readVersion() < 0 ? null : txn.metadata();
-    StructType currentSchema = current == null ? null : StandaloneSchemas.of(current.getSchema());
-    StructType schema = currentSchema;
-    List<String> partitionColumns = current == null ? null : current.getPartitionColumns();
-    for (Integer i : List.copyOf(included)) {
-      Batch batch = entries.get(i).batch;
-      if (batch.files().isEmpty()) {
-        // Offsets only: no file was laid out by any schema or partitioning.
-        continue;
-      }
-      try {
-        if (batch.schema() == null) {
-          // Files are always written by a schema: without it they could not be committed, and
-          // taking the batch as rowless would drop its rows while its offsets count as done.
-          throw new IllegalStateException(
-              "A batch of " + batch.files().size() + " data file(s) has no schema");
-        }
-        if (partitionColumns != null && !partitionColumns.equals(batch.partitionColumns())) {
-          throw new TableChangedException(
-              "The partition columns of the table changed from "
-                  + batch.partitionColumns()
-                  + " to "
-                  + partitionColumns
-                  + " while this task wrote files");
-        }
-        schema =
-            schema == null
-                ? batch.schema()
-                : SchemaEvolution.evolve(schema, batch.schema(), evolution);
-        partitionColumns = batch.partitionColumns();
-      } catch (RuntimeException e) {
-        outcomes[i] = new Failed(e);
-        included.remove(i);
-      }
-    }
-    if (current == null) {
-      if (schema != null) {
-        txn.updateMetadata(
-            Metadata.builder()
-                .schema(StandaloneSchemas.toStandalone(schema))
-                .partitionColumns(partitionColumns)
-                .createdTime(System.currentTimeMillis())
-                .build());
-      }
-    } else if (schema != currentSchema) {
-      txn.updateMetadata(
-          current.copyBuilder().schema(StandaloneSchemas.toStandalone(schema)).build());
-    }
-    return schema == null ? null : partitionColumns;
+  private KafkaCommitInfo kafkaInfo(List<Batch> batches) {
+    Set<String> topics = new TreeSet<>();
+    batches.forEach(b -> b.lastOffsets().keySet().forEach(tp -> topics.add(tp.topic())));
+    return KafkaCommitInfo.of(appIdPrefix, topics);
   }
 
-  private List<Action> actions(Path root, List<Batch> batches) {
-    long now = System.currentTimeMillis();
-    List<Action> actions = new ArrayList<>();
-    for (Batch batch : batches) {
-      for (PendingFile f : batch.files()) {
-        actions.add(
-            AddFile.builder(
-                    relativePath(root, f.file()),
-                    f.partitionValues(),
-                    f.file().sizeBytes(),
-                    now,
-                    true)
-                .stats(JsonText.quote(f.file().statsJson()))
-                .build());
-      }
-      for (Map.Entry<TopicPartition, Long> e : batch.lastOffsets().entrySet()) {
-        actions.add(new SetTransaction(appId(e.getKey()), e.getValue(), Optional.of(now)));
-      }
-    }
-    return actions;
-  }
-
-  static String relativePath(Path root, DataFile file) {
-    return root.toUri().relativize(file.path().toUri()).toString();
-  }
-
-  private static Operation operation(List<String> partitionColumns) {
-    Map<String, String> params = new HashMap<>();
-    params.put("mode", JsonText.quote("Append"));
-    // Values are written verbatim and read back as strings: a JSON string holding the JSON array.
+  private static Map<String, String> operationParameters(List<String> partitionColumns) {
+    Map<String, String> params = new LinkedHashMap<>();
+    params.put("mode", "Append");
+    // As Spark writes it: the JSON array as a string.
     params.put(
         "partitionBy",
-        JsonText.quote(
-            partitionColumns.stream()
-                .map(JsonText::quote)
-                .collect(Collectors.joining(",", "[", "]"))));
-    return new Operation(Operation.Name.WRITE, params);
+        partitionColumns.stream().map(JsonText::quote).collect(Collectors.joining(",", "[", "]")));
+    return params;
   }
 
   /** The table was changed underneath the batch in a way its files cannot follow. */

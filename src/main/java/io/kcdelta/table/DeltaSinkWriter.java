@@ -122,7 +122,9 @@ public final class DeltaSinkWriter {
     this.clock = clock;
     this.openFiles = openFiles;
     this.groups = groups;
-    this.committer = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution());
+    this.committer =
+        new DeltaCommitter(
+            config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
     this.check = new RecordCheck(config, origin);
     this.errant = new ErrantRecords(reporter, metrics);
     this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());

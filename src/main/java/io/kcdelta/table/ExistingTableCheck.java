@@ -1,10 +1,10 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.Metadata;
+import io.kcdelta.delta.TableLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,11 +32,13 @@ public final class ExistingTableCheck {
     CompletableFuture<Metadata> read =
         CompletableFuture.supplyAsync(
             () -> {
-              DeltaLog log =
-                  DeltaLog.forTable(
-                      HadoopConfigurationFactory.create(config), config.tablePathTemplate());
-              Snapshot snapshot = log.update();
-              return snapshot.getVersion() < 0 ? null : snapshot.getMetadata();
+              LogState state =
+                  new TableLog(
+                          config.tablePathTemplate(),
+                          HadoopConfigurationFactory.create(config),
+                          DeltaCommitter.ENGINE_INFO)
+                      .update();
+              return state.exists() ? state.metadata() : null;
             });
     Metadata metadata;
     try {
@@ -49,7 +51,7 @@ public final class ExistingTableCheck {
       return List.of();
     }
     List<String> problems = new ArrayList<>();
-    Set<String> columns = Set.of(metadata.getSchema().getFieldNames());
+    Set<String> columns = Set.copyOf(metadata.schema().fieldNames());
     for (String column : config.partitionColumns()) {
       if (!columns.contains(column)) {
         problems.add(
@@ -58,21 +60,21 @@ public final class ExistingTableCheck {
                 + "' is not a column of the existing table "
                 + config.tablePathTemplate()
                 + " (columns: "
-                + String.join(", ", metadata.getSchema().getFieldNames())
+                + String.join(", ", metadata.schema().fieldNames())
                 + ").");
       }
     }
-    if (problems.isEmpty() && !metadata.getPartitionColumns().equals(config.partitionColumns())) {
+    if (problems.isEmpty() && !metadata.partitionColumns().equals(config.partitionColumns())) {
       problems.add(
           "The existing table "
               + config.tablePathTemplate()
               + " is partitioned by "
-              + metadata.getPartitionColumns()
+              + metadata.partitionColumns()
               + ", not "
               + config.partitionColumns()
               + ". This setting only "
               + "shapes tables the connector creates: set it to "
-              + String.join(",", metadata.getPartitionColumns())
+              + String.join(",", metadata.partitionColumns())
               + " or leave it empty.");
     }
     return problems;

@@ -1,7 +1,7 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.Metadata;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;
 import java.io.IOException;

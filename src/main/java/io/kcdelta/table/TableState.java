@@ -1,7 +1,7 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.Metadata;
 import io.kcdelta.schema.DeltaSchemas;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
@@ -73,12 +73,12 @@ final class TableState {
    * or killed the task, when a partition of the table was opened meanwhile (issue 35).
    */
   void refresh(Metadata metadata, boolean nothingHeld) {
-    if (metadata == null || metadata.getSchema() == null) {
+    if (metadata == null || metadata.schema() == null) {
       tableSchema = null;
       tablePartitionColumns = config.partitionColumns();
     } else {
-      tableSchema = StandaloneSchemas.of(metadata.getSchema());
-      tablePartitionColumns = List.copyOf(metadata.getPartitionColumns());
+      tableSchema = metadata.schema();
+      tablePartitionColumns = metadata.partitionColumns();
     }
     if (nothingHeld) {
       batchDropped();

@@ -97,7 +97,11 @@ public final class DeltaSinkStatus {
     if (o.bootstrapServers() != null) {
       try (KafkaEndOffsets kafka = new KafkaEndOffsets(o.bootstrapServers(), o.kafka())) {
         topics.addAll(kafka.topics());
-        table.txns().forEach(t -> offsets.add(StatusReport.offset(t, prefixes, topics)));
+        table
+            .txns()
+            .forEach(
+                t ->
+                    offsets.add(StatusReport.offset(t, table.partitionsNamed(), prefixes, topics)));
         Map<TopicPartition, Long> ends =
             kafka.endOffsets(
                 offsets.stream()
@@ -114,7 +118,10 @@ public final class DeltaSinkStatus {
         return 1;
       }
     } else {
-      table.txns().forEach(t -> offsets.add(StatusReport.offset(t, prefixes, topics)));
+      table
+          .txns()
+          .forEach(
+              t -> offsets.add(StatusReport.offset(t, table.partitionsNamed(), prefixes, topics)));
     }
     if (o.json()) {
       StatusReport.json(table, offsets, out);

@@ -1,5 +1,6 @@
 package io.kcdelta.tools;
 
+import io.kcdelta.delta.Txn;
 import io.kcdelta.schema.JsonText;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -40,12 +41,17 @@ final class StatusReport {
   private StatusReport() {}
 
   /**
-   * Reads an appId as {@code <prefix>-<topic>-<partition>}: the prefix is one of {@code prefixes},
-   * else the topic is the longest of {@code topics} that fits; else it stays unsplit.
+   * Reads an appId as {@code <prefix>-<topic>-<partition>}: as one of the {@code named} pairs the
+   * connector's commits name, else the prefix is one of {@code prefixes}, else the topic is the
+   * longest of {@code topics} that fits; else it stays unsplit.
    */
   static Offset offset(
-      TableStatus.Txn txn, Collection<String> prefixes, Collection<String> topics) {
+      Txn txn,
+      Collection<TableStatus.Named> named,
+      Collection<String> prefixes,
+      Collection<String> topics) {
     String appId = txn.appId();
+    long lastUpdated = txn.lastUpdated() == null ? -1 : txn.lastUpdated();
     int dash = appId.lastIndexOf('-');
     Integer partition = null;
     String rest = appId;
@@ -59,6 +65,12 @@ final class StatusReport {
     }
     String prefix = null;
     String topic = null;
+    for (TableStatus.Named n : partition == null ? List.<TableStatus.Named>of() : named) {
+      if (rest.equals(n.prefix() + "-" + n.topic())) {
+        return new Offset(
+            appId, n.prefix(), n.topic(), partition, txn.version(), lastUpdated, null);
+      }
+    }
     if (partition != null) {
       for (String p : prefixes) {
         if (rest.startsWith(p + "-") && rest.length() > p.length() + 1) {
@@ -77,7 +89,7 @@ final class StatusReport {
         }
       }
     }
-    return new Offset(appId, prefix, topic, partition, txn.version(), txn.lastUpdatedMs(), null);
+    return new Offset(appId, prefix, topic, partition, txn.version(), lastUpdated, null);
   }
 
   static Offset withEnd(Offset o, Map<TopicPartition, Long> ends) {

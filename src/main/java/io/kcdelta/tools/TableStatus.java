@@ -1,30 +1,28 @@
 package io.kcdelta.tools;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.VersionLog;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.CommitInfo;
-import io.delta.standalone.actions.SetTransaction;
-import io.delta.standalone.internal.SnapshotImpl;
-import io.delta.storage.CloseableIterator;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.KafkaCommitInfo;
+import io.kcdelta.delta.LiveFiles;
+import io.kcdelta.delta.LogCommit;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.TableLog;
+import io.kcdelta.delta.Txn;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * What a Delta table holds, read through Delta Standalone: its version, files, rows, the latest
- * commits, and every {@code txn} (appId and version) in it.
+ * What a Delta table holds, read through the connector's Delta layer: its version, files, rows, the
+ * latest commits, and every {@code txn} (appId and version) in it.
  *
  * @param rows rows of the files whose stats say how many (see {@code filesWithoutRowCount})
+ * @param partitionsNamed the (txn appId prefix, topic) pairs the connector's commits say their
+ *     appIds are made of
  */
 record TableStatus(
     String path,
@@ -36,116 +34,96 @@ record TableStatus(
     long filesWithoutRowCount,
     long bytes,
     List<Commit> commits,
-    List<Txn> txns) {
+    List<Txn> txns,
+    Set<Named> partitionsNamed) {
 
   /** One version: when, what, and the data files and rows it added. */
   record Commit(
       long version, long timestampMs, String operation, String engine, long files, long rows) {}
 
-  /** A txn action as the table holds it. */
-  record Txn(String appId, long version, long lastUpdatedMs) {}
+  /** A txn appId's parts, as a commit of the connector names them. */
+  record Named(String prefix, String topic) {}
 
-  private static final Pattern NUM_RECORDS = Pattern.compile("\"numRecords\"\\s*:\\s*(\\d+)");
+  /** Commits read back at most to explain the txns' appIds. */
+  private static final int MAX_COMMITS_FOR_NAMES = 200;
 
   /**
    * @param recent how many of the latest versions to describe
    * @throws IllegalStateException when there is no Delta table at {@code path}
    */
   static TableStatus read(Configuration conf, String path, int recent) {
-    DeltaLog log = DeltaLog.forTable(conf, path);
-    Snapshot snapshot = log.update();
-    if (snapshot.getVersion() < 0) {
+    TableLog log = new TableLog(path, conf, "kafka-connect-delta-status");
+    LogState state = log.update();
+    LiveFiles live = state.exists() ? log.liveFiles() : null;
+    if (live == null) {
       throw new IllegalStateException("No Delta table at " + path + " (no _delta_log commits)");
     }
     long files = 0;
     long rows = 0;
     long withoutCount = 0;
     long bytes = 0;
-    for (AddFile add : snapshot.getAllFiles()) {
+    for (AddFile add : live.files()) {
       files++;
-      bytes += add.getSize();
-      long n = numRecords(add.getStats());
+      bytes += add.size();
+      long n = add.numRecords();
       if (n < 0) {
         withoutCount++;
       } else {
         rows += n;
       }
     }
-    List<Txn> txns = new ArrayList<>();
-    // Delta Standalone's public API reads a txn only by its appId; the snapshot knows them all.
-    for (SetTransaction t :
-        CollectionConverters.asJava(((SnapshotImpl) snapshot).setTransactions())) {
-      txns.add(new Txn(t.getAppId(), t.getVersion(), t.getLastUpdated().orElse(-1L)));
-    }
+    List<Txn> txns = new ArrayList<>(state.txns().values());
     txns.sort(Comparator.comparing(Txn::appId));
+    long latest = state.version();
+    List<LogCommit> recentCommits = log.commits(Math.max(0, latest - recent + 1), latest);
     return new TableStatus(
         path,
-        snapshot.getVersion(),
-        timestamp(log, snapshot.getVersion()),
-        snapshot.getMetadata().getPartitionColumns(),
+        latest,
+        state.timestampMs(),
+        state.metadata().partitionColumns(),
         files,
         rows,
         withoutCount,
         bytes,
-        commits(log, snapshot.getVersion(), recent),
-        txns);
+        recentCommits.stream().map(TableStatus::commit).toList(),
+        txns,
+        named(log, latest, state.txns().keySet()));
   }
 
-  /** When the version was committed, from its commitInfo (-1: a writer that wrote none). */
-  private static long timestamp(DeltaLog log, long version) {
-    try {
-      return log.getCommitInfoAt(version).getTimestamp().getTime();
-    } catch (RuntimeException e) {
-      return -1;
-    }
+  private static Commit commit(LogCommit c) {
+    Map<String, Object> info = c.commitInfo();
+    long rows = c.adds().stream().mapToLong(a -> Math.max(0, a.numRecords())).sum();
+    return new Commit(
+        c.version(),
+        c.timestampMs(),
+        String.valueOf(info.getOrDefault("operation", "")),
+        String.valueOf(info.getOrDefault("engineInfo", "")),
+        c.addCount(),
+        rows);
   }
 
-  private static List<Commit> commits(DeltaLog log, long latest, int recent) {
-    List<Commit> commits = new ArrayList<>();
-    long first = Math.max(0, latest - recent + 1);
-    if (recent <= 0) {
-      return commits;
-    }
-    Iterator<VersionLog> changes = log.getChanges(first, false);
-    while (changes.hasNext()) {
-      VersionLog v = changes.next();
-      if (v.getVersion() > latest) {
-        break;
-      }
-      long added = 0;
-      long addedRows = 0;
-      CommitInfo info = null;
-      try (CloseableIterator<Action> actions = v.getActionsIterator()) {
-        while (actions.hasNext()) {
-          Action a = actions.next();
-          if (a instanceof AddFile add) {
-            added++;
-            addedRows += Math.max(0, numRecords(add.getStats()));
-          } else if (a instanceof CommitInfo c) {
-            info = c;
-          }
+  /**
+   * The appId parts the connector's commits name, newest first, until every txn appId is explained
+   * or {@link #MAX_COMMITS_FOR_NAMES} commits were read.
+   */
+  private static Set<Named> named(TableLog log, long latest, Set<String> appIds) {
+    Set<Named> named = new LinkedHashSet<>();
+    Set<String> unexplained = new HashSet<>(appIds);
+    for (long v = latest;
+        v >= 0 && v > latest - MAX_COMMITS_FOR_NAMES && !unexplained.isEmpty();
+        v--) {
+      for (LogCommit c : log.commits(v, v)) {
+        KafkaCommitInfo info = KafkaCommitInfo.of(c);
+        if (info == null) {
+          continue;
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+        for (String topic : info.topics()) {
+          Named n = new Named(info.txnAppIdPrefix(), topic);
+          named.add(n);
+          unexplained.removeIf(id -> id.startsWith(n.prefix() + "-" + n.topic() + "-"));
+        }
       }
-      commits.add(
-          new Commit(
-              v.getVersion(),
-              info == null ? -1 : info.getTimestamp().getTime(),
-              info == null ? "" : info.getOperation(),
-              info == null ? "" : info.getEngineInfo().orElse(""),
-              added,
-              addedRows));
     }
-    return commits;
-  }
-
-  /** The stats' numRecords (-1: no stats, or none in them). */
-  static long numRecords(String stats) {
-    if (stats == null) {
-      return -1;
-    }
-    Matcher m = NUM_RECORDS.matcher(stats);
-    return m.find() ? Long.parseLong(m.group(1)) : -1;
+    return named;
   }
 }

@@ -3,7 +3,7 @@ package io.kcdelta.maintenance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.actions.AddFile;
+import io.kcdelta.delta.AddFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,13 +17,11 @@ class CompactionPlannerTest {
   private final CompactionPlanner planner = new CompactionPlanner(TARGET, 4, 10_000);
 
   private static AddFile file(String name, String p, long size, long modified, String stats) {
-    return AddFile.builder("p=" + p + "/" + name, Map.of("p", p), size, modified, true)
-        .stats(stats)
-        .build();
+    return AddFile.of("p=" + p + "/" + name, Map.of("p", p), size, modified, true, stats);
   }
 
   private static List<String> paths(CompactionPlanner.Bin bin) {
-    return bin.files().stream().map(AddFile::getPath).toList();
+    return bin.files().stream().map(AddFile::path).toList();
   }
 
   @Test

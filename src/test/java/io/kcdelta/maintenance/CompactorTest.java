@@ -6,15 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delta.standalone.Operation;
-import io.delta.standalone.VersionLog;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.RemoveFile;
-import io.delta.standalone.actions.SetTransaction;
-import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.LogCommit;
+import io.kcdelta.delta.RemoveFile;
 import io.kcdelta.testutil.ParquetRows;
-import io.kcdelta.testutil.StandaloneTypes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,12 +48,10 @@ class CompactorTest {
   private Compactor compactor(int minFiles, long minCopiedRowGroupBytes) {
     return new Compactor(
         table.log(),
-        table.root,
         table.conf,
         new CompactionPlanner(TARGET, minFiles, 0),
         new FileRewriter(table.conf, CompressionCodecName.SNAPPY, TARGET, minCopiedRowGroupBytes),
-        table.names,
-        "test");
+        table.names);
   }
 
   /**
@@ -82,9 +75,9 @@ class CompactorTest {
 
     assertEquals(before, table.idCounts());
     Map<String, Integer> rowGroups = new HashMap<>();
-    for (AddFile f : table.log().update().getAllFiles()) {
-      assertEquals(JSON.readTree(rowStats(table.absolute(f))), JSON.readTree(f.getStats()));
-      rowGroups.put(f.getPartitionValues().get("p"), rowGroupCount(table.absolute(f)));
+    for (AddFile f : table.liveFiles()) {
+      assertEquals(JSON.readTree(rowStats(table.absolute(f))), JSON.readTree(f.stats()));
+      rowGroups.put(f.partitionValues().get("p"), rowGroupCount(table.absolute(f)));
     }
     assertEquals(Map.of("a", 8, "b", 1), rowGroups, "a's eight row groups copied, b's rewritten");
     assertEquals(24, copied.rows());
@@ -110,25 +103,24 @@ class CompactorTest {
     assertEquals(10, c.files());
     assertEquals(30, c.rows());
     assertEquals(before, table.idCounts(), "the same rows, each once");
-    Collection<AddFile> live = table.log().update().getAllFiles();
+    Collection<AddFile> live = table.liveFiles();
     assertEquals(1 + 3, live.size(), "a's ten files became one; b's three stay");
 
-    VersionLog commit = table.log().getChanges(c.version(), true).next();
-    List<Action> actions = commit.getActions();
-    List<RemoveFile> removes = only(actions, RemoveFile.class);
-    List<AddFile> adds = only(actions, AddFile.class);
+    LogCommit commit = table.commitAt(c.version());
+    List<RemoveFile> removes = commit.removes();
+    List<AddFile> adds = commit.adds();
     assertEquals(
-        a.stream().map(AddFile::getPath).collect(Collectors.toSet()),
-        removes.stream().map(RemoveFile::getPath).collect(Collectors.toSet()));
+        a.stream().map(AddFile::path).collect(Collectors.toSet()),
+        removes.stream().map(RemoveFile::path).collect(Collectors.toSet()));
     assertEquals(1, adds.size());
-    assertTrue(removes.stream().noneMatch(RemoveFile::isDataChange), "removes: dataChange=false");
-    assertFalse(adds.get(0).isDataChange(), "add: dataChange=false");
-    assertTrue(only(actions, SetTransaction.class).isEmpty(), "no Kafka offsets");
-    assertEquals(Map.of("p", "a"), adds.get(0).getPartitionValues());
+    assertTrue(removes.stream().noneMatch(RemoveFile::dataChange), "removes: dataChange=false");
+    assertFalse(adds.get(0).dataChange(), "add: dataChange=false");
+    assertTrue(commit.txns().isEmpty(), "no Kafka offsets");
+    assertEquals(Map.of("p", "a"), adds.get(0).partitionValues());
 
     // Stats: those of the rows actually in the new file.
     AddFile merged = adds.get(0);
-    assertEquals(JSON.readTree(rowStats(table.absolute(merged))), JSON.readTree(merged.getStats()));
+    assertEquals(JSON.readTree(rowStats(table.absolute(merged))), JSON.readTree(merged.stats()));
     assertTrue(table.names.isOurs(table.absolute(merged).getName()));
     // The removed files stay for time travel.
     FileSystem fs = table.root.getFileSystem(table.conf);
@@ -142,11 +134,7 @@ class CompactorTest {
     List<AddFile> a = table.append("a", 1_000, 8, 2, 0);
     AddFile deleted = a.get(3);
     BooleanSupplier deleteDuringRewrite =
-        once(
-            () ->
-                table.commit(
-                    List.of(deleted.remove(System.currentTimeMillis(), true)),
-                    Operation.Name.DELETE));
+        once(() -> table.delete(List.of(deleted.remove(System.currentTimeMillis(), true))));
 
     Compactor.Result result =
         compactor(8).compactOnce(System.currentTimeMillis(), deleteDuringRewrite);
@@ -168,8 +156,8 @@ class CompactorTest {
 
     assertEquals(8, assertInstanceOf(Compactor.Compacted.class, result).files());
     FileSystem fs = table.root.getFileSystem(table.conf);
-    for (AddFile f : table.log().update().getAllFiles()) {
-      assertTrue(fs.exists(table.absolute(f)), "a live file was deleted: " + f.getPath());
+    for (AddFile f : table.liveFiles()) {
+      assertTrue(fs.exists(table.absolute(f)), "a live file was deleted: " + f.path());
     }
     assertEquals(16, table.idCounts().size());
   }
@@ -184,7 +172,7 @@ class CompactorTest {
 
     assertEquals(8, assertInstanceOf(Compactor.Compacted.class, result).files());
     assertEquals(21, table.idCounts().size());
-    assertEquals(2, table.log().update().getAllFiles().size());
+    assertEquals(2, table.liveFiles().size());
   }
 
   @Test
@@ -194,17 +182,8 @@ class CompactorTest {
     for (int i = 0; i < 5; i++) {
       wider.add(table.write(TestTable.WIDER, "a", 2_000, 100 + i));
     }
-    table.commit(
-        List.of(
-            table
-                .log()
-                .update()
-                .getMetadata()
-                .copyBuilder()
-                .schema(StandaloneTypes.of(DeltaSchemas.toDelta(TestTable.WIDER)))
-                .build()),
-        Operation.Name.ADD_COLUMNS);
-    table.commit(wider, Operation.Name.WRITE);
+    table.setSchema(TestTable.WIDER);
+    table.append(wider);
 
     Compactor.Compacted c =
         assertInstanceOf(
@@ -213,7 +192,7 @@ class CompactorTest {
 
     assertEquals(5, c.files(), "the five files of the wider schema, the larger set");
     assertEquals(11, table.idCounts().size());
-    assertEquals(3 + 1, table.log().update().getAllFiles().size());
+    assertEquals(3 + 1, table.liveFiles().size());
   }
 
   @Test
@@ -248,7 +227,7 @@ class CompactorTest {
   }
 
   private Set<String> unreferencedFilesOfOurs() throws IOException {
-    return new OrphanFiles(table.log(), table.root, table.conf, table.names, 0)
+    return new OrphanFiles(table.log(), table.conf, table.names, 0)
         .find(System.currentTimeMillis()).stream().map(Path::getName).collect(Collectors.toSet());
   }
 
@@ -256,11 +235,6 @@ class CompactorTest {
   private String rowStats(Path file) throws IOException {
     long[] ids =
         ParquetRows.read(table.conf, file).stream().mapToLong(g -> g.getLong("id", 0)).toArray();
-    // Not read from the log: the builder's stats are the JSON string literal the log will hold.
-    return JSON.readTree(table.write(TestTable.ROW, "a", 0, ids).getStats()).asText();
-  }
-
-  private static <T> List<T> only(List<Action> actions, Class<T> type) {
-    return actions.stream().filter(type::isInstance).map(type::cast).toList();
+    return table.write(TestTable.ROW, "a", 0, ids).stats();
   }
 }

@@ -3,9 +3,8 @@ package io.kcdelta.maintenance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.delta.standalone.Operation;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.RemoveFile;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,7 +35,7 @@ class OrphanFilesTest {
       TestTable table = new TestTable(tableDir);
       table.create(TestTable.ROW);
       FileSystem fs = table.root.getFileSystem(table.conf);
-      List<Action> adds = new ArrayList<>();
+      List<AddFile> adds = new ArrayList<>();
       List<AddFile> toRemove = new ArrayList<>();
       Set<Path> expectedOrphans = new HashSet<>();
       Set<Path> all = new HashSet<>();
@@ -66,21 +65,21 @@ class OrphanFilesTest {
           }
         }
       }
-      table.commit(adds, Operation.Name.WRITE);
+      table.append(adds);
       if (!toRemove.isEmpty()) {
-        List<Action> removes = new ArrayList<>();
+        List<RemoveFile> removes = new ArrayList<>();
         toRemove.forEach(f -> removes.add(f.remove(NOW, true)));
-        table.commit(removes, Operation.Name.DELETE);
+        table.delete(removes);
       }
 
-      OrphanFiles orphans = new OrphanFiles(table.log(), table.root, table.conf, table.names, DAY);
+      OrphanFiles orphans = new OrphanFiles(table.log(), table.conf, table.names, DAY);
       assertEquals(expectedOrphans, Set.copyOf(orphans.find(NOW)), "round " + round);
       assertEquals(expectedOrphans.size(), orphans.delete(NOW));
       for (Path p : all) {
         assertEquals(!expectedOrphans.contains(p), fs.exists(p), p.toString());
       }
       assertTrue(
-          table.log().update().getAllFiles().stream().allMatch(f -> exists(fs, table.absolute(f))),
+          table.liveFiles().stream().allMatch(f -> exists(fs, table.absolute(f))),
           "every live file is still there");
     }
   }
@@ -92,10 +91,10 @@ class OrphanFilesTest {
     AddFile f = table.write(TestTable.ROW, "a", NOW, 1);
     FileSystem fs = table.root.getFileSystem(table.conf);
     fs.setTimes(table.absolute(f), NOW - 3 * DAY, -1);
-    OrphanFiles orphans = new OrphanFiles(table.log(), table.root, table.conf, table.names, DAY);
+    OrphanFiles orphans = new OrphanFiles(table.log(), table.conf, table.names, DAY);
     List<Path> listed = orphans.candidates(NOW);
     assertEquals(List.of(table.absolute(f)), listed, "old, ours, in no commit when listed");
-    table.commit(List.of(f), Operation.Name.WRITE);
+    table.append(List.of(f));
     // The log is read after the listing: the commit that landed in between is seen.
     assertEquals(List.of(), orphans.unreferenced(listed));
     assertEquals(0, orphans.delete(NOW));

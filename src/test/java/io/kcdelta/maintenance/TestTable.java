@@ -1,18 +1,18 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Operation;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.CommitPlan;
+import io.kcdelta.delta.LogCommit;
+import io.kcdelta.delta.LogPaths;
+import io.kcdelta.delta.Metadata;
+import io.kcdelta.delta.RemoveFile;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.ParquetFileWriter;
 import io.kcdelta.schema.DeltaSchemas;
-import io.kcdelta.schema.JsonText;
 import io.kcdelta.testutil.ParquetRows;
-import io.kcdelta.testutil.StandaloneTypes;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,18 +57,38 @@ final class TestTable {
     conf.set("delta.logStore.file.impl", "io.kcdelta.logstore.LocalFileLogStore");
   }
 
-  DeltaLog log() {
-    return DeltaLog.forTable(conf, root);
+  /** The log a compactor or orphan cleanup of the test works with. */
+  private TableLog log;
+
+  /** Another writer of the table: the test's appends, deletes and schema changes. */
+  private TableLog writer;
+
+  TableLog log() {
+    if (log == null) {
+      log = new TableLog(root.toString(), conf, "test-maintenance");
+    }
+    return log;
+  }
+
+  private TableLog writer() {
+    if (writer == null) {
+      writer = new TableLog(root.toString(), conf, "test-writer");
+    }
+    return writer;
   }
 
   void create(Schema schema) {
-    commit(
-        List.of(
-            Metadata.builder()
-                .schema(StandaloneTypes.of(DeltaSchemas.toDelta(schema)))
-                .partitionColumns(List.of("p"))
-                .build()),
-        Operation.Name.CREATE_TABLE);
+    setSchema(schema);
+  }
+
+  /** Creates the table with this schema, or changes its schema to this one. */
+  void setSchema(Schema schema) {
+    var state = writer().update();
+    Metadata metadata =
+        state.exists()
+            ? state.metadata().withSchema(DeltaSchemas.toDelta(schema))
+            : Metadata.create(DeltaSchemas.toDelta(schema), List.of("p"), Map.of());
+    commit(metadata, List.of(), List.of(), state.exists() ? "ADD COLUMNS" : "CREATE TABLE");
   }
 
   /** Writes a file of these ids under partition value {@code p}, not committed. */
@@ -83,10 +103,13 @@ final class TestTable {
       }
       done = w.finish();
     }
-    return AddFile.builder(
-            LogPaths.relative(root, file), Map.of("p", p), done.sizeBytes(), modificationTime, true)
-        .stats(JsonText.quote(done.statsJson()))
-        .build();
+    return AddFile.of(
+        LogPaths.relative(root, file),
+        Map.of("p", p),
+        done.sizeBytes(),
+        modificationTime,
+        true,
+        done.statsJson());
   }
 
   /** Writes and commits one file per id run. */
@@ -101,19 +124,40 @@ final class TestTable {
       }
       added.add(write(ROW, p, modificationTime, ids));
     }
-    commit(new ArrayList<>(added), Operation.Name.WRITE);
+    commit(null, added, List.of(), "WRITE");
     return added;
   }
 
-  long commit(List<? extends Action> actions, Operation.Name operation) {
-    return log().startTransaction().commit(actions, new Operation(operation), "test").getVersion();
+  long append(List<AddFile> adds) {
+    return commit(null, adds, List.of(), "WRITE");
+  }
+
+  long delete(List<RemoveFile> removes) {
+    return commit(null, List.of(), removes, "DELETE");
+  }
+
+  private long commit(Metadata metadata, List<AddFile> adds, List<RemoveFile> removes, String op) {
+    return writer()
+        .commit(
+            (base, since) ->
+                new CommitPlan(metadata, adds, removes, List.of(), op, Map.of(), false, Map.of()))
+        .version();
+  }
+
+  /** The live files now, as Delta Kernel's scan reads them. */
+  List<AddFile> liveFiles() {
+    return writer().liveFiles().files();
+  }
+
+  LogCommit commitAt(long version) {
+    return writer().commits(version, version).get(0);
   }
 
   /** Per id, how many rows of the latest snapshot hold it; and each row's partition value. */
   Map<Long, Integer> idCounts() throws IOException {
     Map<Long, Integer> counts = new HashMap<>();
-    for (AddFile f : log().update().getAllFiles()) {
-      for (Group row : ParquetRows.read(conf, LogPaths.absolute(root, f.getPath()))) {
+    for (AddFile f : liveFiles()) {
+      for (Group row : ParquetRows.read(conf, LogPaths.absolute(root, f.path()))) {
         counts.merge(row.getLong("id", 0), 1, Integer::sum);
       }
     }
@@ -121,7 +165,7 @@ final class TestTable {
   }
 
   Path absolute(AddFile f) {
-    return LogPaths.absolute(root, f.getPath());
+    return LogPaths.absolute(root, f.path());
   }
 
   static DeltaSinkConfig config(Map<String, String> overrides) {

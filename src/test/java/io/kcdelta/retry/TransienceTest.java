@@ -3,12 +3,6 @@ package io.kcdelta.retry;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.delta.standalone.exceptions.ConcurrentAppendException;
-import io.delta.standalone.exceptions.ConcurrentTransactionException;
-import io.delta.standalone.exceptions.DeltaStandaloneException;
-import io.delta.standalone.exceptions.MetadataChangedException;
-import io.delta.standalone.internal.actions.Protocol;
-import io.delta.standalone.internal.exception.DeltaErrors;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -180,21 +174,21 @@ class TransienceTest {
         row(
             "malformed JSON in the log",
             false,
-            new shadedelta.com.fasterxml.jackson.core.JsonParseException(
-                null, "Unexpected character")),
-        // Delta Standalone
-        row("concurrent append", true, new ConcurrentAppendException("files were added")),
-        row("concurrent metadata change", true, new MetadataChangedException("metadata changed")),
-        row("concurrent txn", true, new ConcurrentTransactionException("txn touched")),
+            new com.fasterxml.jackson.core.JsonParseException(null, "Unexpected character")),
+        // The Delta layer and Delta Kernel
         row(
-            "Delta metadata problem",
-            false,
-            new DeltaStandaloneException("invalid partition column")),
+            "other writers took every version",
+            true,
+            new io.kcdelta.delta.ConcurrentCommitsException(
+                "taken", new java.nio.file.FileAlreadyExistsException("5.json"))),
         row(
-            "Delta protocol too new",
+            "a table feature we do not implement",
             false,
-            new DeltaErrors.InvalidProtocolVersionException(
-                new Protocol(1, 2), new Protocol(3, 7))),
+            new io.kcdelta.delta.UnsupportedTableException("uses table feature(s) [x]")),
+        row(
+            "Kernel cannot read the table",
+            false,
+            new io.delta.kernel.exceptions.KernelException("Unsupported Delta reader feature")),
         // Ours and programming errors
         row("record cannot be converted", false, new DataException("bad value")),
         row("NullPointerException", false, new NullPointerException()),
@@ -246,11 +240,13 @@ class TransienceTest {
         row(
             "Delta error wrapping I/O",
             false,
-            new DeltaStandaloneException("x", new IOException("y"))),
+            new io.delta.kernel.exceptions.KernelException("x", new IOException("y"))),
         row(
             "unknown wrapper of a conflict",
             true,
-            new RuntimeException(new ConcurrentAppendException("x"))));
+            new RuntimeException(
+                new io.kcdelta.delta.ConcurrentCommitsException(
+                    "x", new java.nio.file.FileAlreadyExistsException("5.json")))));
   }
 
   @ParameterizedTest(name = "{0} -> transient={1}")

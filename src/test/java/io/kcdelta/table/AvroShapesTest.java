@@ -16,6 +16,7 @@ import io.kcdelta.schema.PrimitiveType;
 import io.kcdelta.schema.StructField;
 import io.kcdelta.schema.StructType;
 import io.kcdelta.testutil.AvroOrders;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,7 +78,7 @@ class AvroShapesTest {
 
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
     Snapshot snapshot = DeltaLog.forTable(conf, table).update();
-    StructType schema = StandaloneSchemas.of(snapshot.getMetadata().getSchema());
+    StructType schema = StandaloneTypes.ours(snapshot.getMetadata().getSchema());
     assertType(PrimitiveType.LONG, false, schema, "id");
     assertType(PrimitiveType.STRING, true, schema, "note");
     // Avro's multi-branch union: a struct with one nullable field per branch.
@@ -138,7 +139,7 @@ class AvroShapesTest {
 
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
     Snapshot snapshot = DeltaLog.forTable(conf, table).update();
-    StructField channel = StandaloneSchemas.of(snapshot.getMetadata().getSchema()).field("channel");
+    StructField channel = StandaloneTypes.ours(snapshot.getMetadata().getSchema()).field("channel");
     assertTrue(channel.nullable());
     assertEquals(PrimitiveType.STRING, channel.type());
     Map<Long, Group> rows = rows(snapshot);

@@ -9,13 +9,16 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.testutil.DeltaTables;
 import io.kcdelta.testutil.ParquetRows;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -363,7 +366,7 @@ class DeltaSinkWriterTest {
             TP.topic(), 0, null, null, wider, new Struct(wider).put("id", 2L).put("extra", 7), 2));
     putAndCommit(w, batch);
     var schema =
-        StandaloneSchemas.of(DeltaLog.forTable(conf, table).update().getMetadata().getSchema());
+        StandaloneTypes.ours(DeltaLog.forTable(conf, table).update().getMetadata().getSchema());
     assertEquals(List.of("id", "name", "extra"), schema.fieldNames());
     assertTrue(schema.field("extra").nullable());
     assertEquals(3, idCounts().size());
@@ -558,26 +561,56 @@ class DeltaSinkWriterTest {
     assertEquals(4, txnVersion());
   }
 
-  @Test
-  void aTableWithTableFeaturesFailsTheTaskWithAClearMessage() throws Exception {
+  /** A table another writer created with these reader and writer features. */
+  private void createTableWithFeatures(String readerFeatures, String writerFeatures)
+      throws Exception {
     java.nio.file.Path log = dir.resolve("t").resolve("_delta_log");
     java.nio.file.Files.createDirectories(log);
     java.nio.file.Files.writeString(
         log.resolve("00000000000000000000.json"),
         String.join(
                 "\n",
-                "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"deletionVectors\"],"
-                    + "\"writerFeatures\":[\"deletionVectors\"]}}",
+                "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":["
+                    + readerFeatures
+                    + "],\"writerFeatures\":["
+                    + writerFeatures
+                    + "]}}",
                 "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":"
                     + "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
                     + "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}")
             + "\n");
+  }
+
+  @Test
+  void aTableWithAFeatureTheConnectorDoesNotKnowFailsTheTaskAtOpenNamingIt() throws Exception {
+    createTableWithFeatures("\"deletionVectors\"", "\"deletionVectors\",\"someFutureFeature\"");
     DeltaSinkWriter w = writer(new FakeSinkContext());
     var e =
         assertThrows(
             org.apache.kafka.connect.errors.ConnectException.class, () -> w.open(List.of(TP)));
-    assertTrue(e.getMessage().contains("protocol"), e.getMessage());
-    assertTrue(e.getMessage().contains("(1, 2)"), e.getMessage());
+    assertTrue(e.getMessage().contains("someFutureFeature"), e.getMessage());
+    assertTrue(e.getMessage().contains(table), e.getMessage());
+  }
+
+  @Test
+  void aTableWithDeletionVectorsTakesAppends() throws Exception {
+    createTableWithFeatures("\"deletionVectors\"", "\"deletionVectors\"");
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    List<SinkRecord> batch = new ArrayList<>();
+    for (long o = 0; o < 3; o++) {
+      batch.add(record(o));
+    }
+    putAndCommit(w, batch);
+    String appId = "sink-" + TP.topic() + "-" + TP.partition();
+    assertEquals(2L, DeltaTables.txnVersions(conf, table, List.of(appId)).get(appId));
+    assertEquals(Set.of("deletionVectors"), DeltaTables.features(conf, table));
+    assertEquals(3, DeltaTables.files(conf, table).stream().mapToLong(f -> rows(f.stats())).sum());
+  }
+
+  private static long rows(String stats) {
+    return Long.parseLong(stats.replaceAll(".*\"numRecords\":(\\d+).*", "$1"));
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.delta.standalone.Snapshot;
 import io.kcdelta.it.DeltaTableContents;
 import io.kcdelta.schema.PrimitiveType;
 import io.kcdelta.schema.StructType;
+import io.kcdelta.testutil.StandaloneTypes;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,14 +74,14 @@ class SchemalessRowsTest {
     DeltaSinkWriter w = writer(ctx);
     commit(w, json("a", 1L, "n", null), json("a", 1.5, "s", "x"), json("a", 2L));
 
-    StructType schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    StructType schema = StandaloneTypes.ours(snapshot().getMetadata().getSchema());
     assertEquals(List.of("a", "s"), schema.fieldNames(), "n was null throughout");
     assertEquals(PrimitiveType.DOUBLE, schema.field("a").type(), "1 and 1.5 make a double");
     assertEquals(
         List.of(1.0, 1.5, 2.0), rows().stream().map(g -> g.getDouble("a", 0)).sorted().toList());
 
     commit(w, json("a", 3L, "n", 7L));
-    schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    schema = StandaloneTypes.ours(snapshot().getMetadata().getSchema());
     assertEquals(PrimitiveType.LONG, schema.field("n").type(), "added once it had a value");
     assertTrue(ctx.errant.isEmpty(), "errant: " + ctx.errant);
   }
@@ -101,7 +102,7 @@ class SchemalessRowsTest {
         text("[1, 2]"),
         text("{\"id\": 2, \"price\": 2}"));
 
-    StructType schema = StandaloneSchemas.of(snapshot().getMetadata().getSchema());
+    StructType schema = StandaloneTypes.ours(snapshot().getMetadata().getSchema());
     assertEquals(PrimitiveType.LONG, schema.field("id").type());
     assertEquals(PrimitiveType.DOUBLE, schema.field("price").type());
     assertEquals(
@@ -123,7 +124,7 @@ class SchemalessRowsTest {
     assertEquals(1, ctx.errant.size());
     assertEquals(2L, ((Map<?, ?>) ctx.errant.get(0).value()).get("id"));
     assertEquals(
-        List.of("id"), StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
+        List.of("id"), StandaloneTypes.ours(snapshot().getMetadata().getSchema()).fieldNames());
     assertEquals(2, rows().size());
   }
 
@@ -136,7 +137,7 @@ class SchemalessRowsTest {
 
     assertTrue(ctx.errant.isEmpty());
     assertEquals(
-        List.of("id"), StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
+        List.of("id"), StandaloneTypes.ours(snapshot().getMetadata().getSchema()).fieldNames());
     assertEquals(2, rows().size());
   }
 
@@ -162,7 +163,7 @@ class SchemalessRowsTest {
 
     assertEquals(
         List.of("id", "_kafka"),
-        StandaloneSchemas.of(snapshot().getMetadata().getSchema()).fieldNames());
+        StandaloneTypes.ours(snapshot().getMetadata().getSchema()).fieldNames());
     List<Long> offsets =
         rows().stream().map(g -> g.getGroup("_kafka", 0).getLong("offset", 0)).sorted().toList();
     assertEquals(List.of(0L, 1L), offsets);

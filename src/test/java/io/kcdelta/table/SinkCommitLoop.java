@@ -1,7 +1,7 @@
 package io.kcdelta.table;
 
-import io.delta.standalone.actions.Metadata;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.Metadata;
 import io.kcdelta.parquet.DataFile;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +42,9 @@ public final class SinkCommitLoop {
             Map.of("name", "bench", "delta.table.path", table, "delta.commit.group", "false"));
     group = new CommitGroups(checkpoints).join(this, table, conf, config);
     partition = new TopicPartition("bench", id);
-    appId = new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution()).appId(partition);
+    appId =
+        new DeltaCommitter(config.txnAppIdPrefix(), config.schemaEvolution(), Map.of())
+            .appId(partition);
     DeltaCommitter.LogRead read = group.read(Set.of(appId));
     this.table = read.metadata();
     offset = read.txnVersions().get(appId) + 1;
@@ -60,15 +62,15 @@ public final class SinkCommitLoop {
    */
   public long commitNext() {
     Map<String, String> nullPartition = new HashMap<>();
-    table.getPartitionColumns().forEach(c -> nullPartition.put(c, null));
+    table.partitionColumns().forEach(c -> nullPartition.put(c, null));
     Path file = new Path(root, "c" + partition.partition() + "-" + offset + ".parquet");
     Batch batch =
         new Batch(
             List.of(
                 new PendingFile(new DataFile(file, 1000, 1, "{\"numRecords\":1}"), nullPartition)),
             Map.of(partition, offset),
-            StandaloneSchemas.of(table.getSchema()),
-            table.getPartitionColumns());
+            table.schema(),
+            table.partitionColumns());
     CommitGroup.Entry entry = group.handIn(this, batch, Map.of(partition, offset - 1), 0);
     DeltaCommitter.Outcome outcome = group.commitNow(entry);
     if (!(outcome instanceof DeltaCommitter.Committed committed)) {

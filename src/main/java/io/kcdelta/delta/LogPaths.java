@@ -1,14 +1,14 @@
-package io.kcdelta.maintenance;
+package io.kcdelta.delta;
 
 import java.net.URI;
 import java.net.URISyntaxException;
 import org.apache.hadoop.fs.Path;
 
 /** Data file paths as the Delta log writes them: URIs, relative to the table's root or absolute. */
-final class LogPaths {
+public final class LogPaths {
   private LogPaths() {}
 
-  static Path absolute(Path root, String logPath) {
+  public static Path absolute(Path root, String logPath) {
     try {
       URI uri = new URI(logPath);
       return uri.isAbsolute() ? new Path(uri) : new Path(root, new Path(uri.getPath()));
@@ -17,7 +17,8 @@ final class LogPaths {
     }
   }
 
-  static String relative(Path root, Path file) {
+  /** How an add names a file below the root: relative, URI-encoded. */
+  public static String relative(Path root, Path file) {
     return root.toUri().relativize(file.toUri()).toString();
   }
 }
