@@ -65,14 +65,6 @@ public final class TableFeatures {
     if (metadata == null) {
       return;
     }
-    if (ColumnMapping.enabled(metadata)) {
-      throw new UnsupportedTableException(
-          "The Delta table "
-              + table
-              + " maps columns (delta.columnMapping.mode="
-              + ColumnMapping.mode(metadata)
-              + "); this version of the connector writes data files by column name only.");
-    }
     List<String> problems = new ArrayList<>();
     checkColumns("", metadata.schema(), protocol, problems);
     if (protocol.supports(TableFeature.CHECK_CONSTRAINTS)) {

@@ -10,12 +10,17 @@ final class LongStats extends ColumnStats {
   enum Format {
     NUMBER,
     DATE_DAYS,
-    TIMESTAMP_MICROS
+    TIMESTAMP_MICROS,
+    /** A timestamp_ntz column: local date-time, no zone. */
+    TIMESTAMP_NTZ_MICROS
   }
 
   /** Delta writes timestamp stats with millisecond precision, in UTC. */
   private static final DateTimeFormatter TIMESTAMP =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private static final DateTimeFormatter TIMESTAMP_NTZ =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
 
   private final Format format;
   private boolean seen;
@@ -54,10 +59,10 @@ final class LongStats extends ColumnStats {
         out.append('"').append(LocalDate.ofEpochDay(v)).append('"');
         break;
       case TIMESTAMP_MICROS:
+      case TIMESTAMP_NTZ_MICROS:
         // Floor to ms: exact for Connect timestamps, which are whole milliseconds.
-        out.append('"')
-            .append(TIMESTAMP.format(Instant.ofEpochMilli(Math.floorDiv(v, 1000L))))
-            .append('"');
+        DateTimeFormatter f = format == Format.TIMESTAMP_MICROS ? TIMESTAMP : TIMESTAMP_NTZ;
+        out.append('"').append(f.format(Instant.ofEpochMilli(Math.floorDiv(v, 1000L)))).append('"');
         break;
       default:
         out.append(v);

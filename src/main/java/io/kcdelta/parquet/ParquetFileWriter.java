@@ -1,6 +1,7 @@
 package io.kcdelta.parquet;
 
 import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.FileColumns;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Set;
@@ -54,11 +55,27 @@ public final class ParquetFileWriter implements Closeable {
       Set<String> excludedFields,
       CompressionCodecName codec)
       throws IOException {
+    this(conf, file, valueSchema, excludedFields, codec, FileColumns.of(valueSchema));
+  }
+
+  /**
+   * @param columns the table's columns the file holds: their names and ids in the file, and the
+   *     types the record's values are written as
+   */
+  public ParquetFileWriter(
+      Configuration conf,
+      Path file,
+      Schema valueSchema,
+      Set<String> excludedFields,
+      CompressionCodecName codec,
+      FileColumns columns)
+      throws IOException {
     Set<String> excluded = excludedFields == null ? Set.of() : excludedFields;
     this.conf = conf;
     this.file = file;
-    MessageType parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded);
-    StructWriter root = WriterTree.build(valueSchema, parquetSchema, excluded, stats);
+    MessageType parquetSchema = DeltaSchemas.toParquet(valueSchema, excluded, columns);
+    StructWriter root =
+        WriterTree.build(valueSchema, parquetSchema, excluded, stats, columns.statsColumns());
     this.writeSupport = new StructWriteSupport(parquetSchema, root);
     this.writer =
         new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)

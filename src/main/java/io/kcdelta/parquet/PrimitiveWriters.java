@@ -40,6 +40,56 @@ final class PrimitiveWriters {
     }
   }
 
+  /** INT8/INT16/INT32 into a long column: stored as Parquet INT64. */
+  static final class IntAsLongWriter implements ValueWriter {
+    private final IntWriter checks;
+    private final LongStats stats;
+
+    IntAsLongWriter(String column, Class<? extends Number> type, LongStats stats) {
+      this.checks = new IntWriter(column, type, null);
+      this.stats = stats;
+    }
+
+    @Override
+    public void check(Object value) {
+      checks.check(value);
+    }
+
+    @Override
+    public void write(RecordConsumer out, Object value) {
+      long v = ((Number) value).longValue();
+      out.addLong(v);
+      if (stats != null) {
+        stats.add(v);
+      }
+    }
+  }
+
+  /** INT8/INT16/INT32 into a double column (exact: a double holds every int). */
+  static final class IntAsDoubleWriter implements ValueWriter {
+    private final IntWriter checks;
+    private final DoubleStats stats;
+
+    IntAsDoubleWriter(String column, Class<? extends Number> type, DoubleStats stats) {
+      this.checks = new IntWriter(column, type, null);
+      this.stats = stats;
+    }
+
+    @Override
+    public void check(Object value) {
+      checks.check(value);
+    }
+
+    @Override
+    public void write(RecordConsumer out, Object value) {
+      double v = ((Number) value).doubleValue();
+      out.addDouble(v);
+      if (stats != null) {
+        stats.add(v);
+      }
+    }
+  }
+
   static final class LongWriter implements ValueWriter {
     private final String column;
     private final LongStats stats;
@@ -86,6 +136,31 @@ final class PrimitiveWriters {
     public void write(RecordConsumer out, Object value) {
       float v = (Float) value;
       out.addFloat(v);
+      if (stats != null) {
+        stats.add(v);
+      }
+    }
+  }
+
+  /** FLOAT32 into a double column. */
+  static final class FloatAsDoubleWriter implements ValueWriter {
+    private final FloatWriter checks;
+    private final DoubleStats stats;
+
+    FloatAsDoubleWriter(String column, DoubleStats stats) {
+      this.checks = new FloatWriter(column, null);
+      this.stats = stats;
+    }
+
+    @Override
+    public void check(Object value) {
+      checks.check(value);
+    }
+
+    @Override
+    public void write(RecordConsumer out, Object value) {
+      double v = (Float) value;
+      out.addDouble(v);
       if (stats != null) {
         stats.add(v);
       }

@@ -8,7 +8,9 @@ import java.util.Set;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
@@ -22,12 +24,25 @@ final class WriterTree {
 
   private int statsBudget = MAX_STATS_COLUMNS;
 
-  private WriterTree() {}
+  /** Top-level columns (by name in the file) that get stats beyond the budget. */
+  private final Set<String> alwaysStats;
 
-  /** The root's stats are filled into {@code rootStats}. */
+  private WriterTree(Set<String> alwaysStats) {
+    this.alwaysStats = alwaysStats;
+  }
+
+  /**
+   * The root's stats are filled into {@code rootStats}.
+   *
+   * @param alwaysStats top-level columns that get stats wherever they are (clustering columns)
+   */
   static StructWriter build(
-      Schema valueSchema, MessageType parquet, Set<String> excluded, StructStats rootStats) {
-    return new WriterTree().struct("", valueSchema, parquet, excluded, rootStats);
+      Schema valueSchema,
+      MessageType parquet,
+      Set<String> excluded,
+      StructStats rootStats,
+      Set<String> alwaysStats) {
+    return new WriterTree(alwaysStats).struct("", valueSchema, parquet, excluded, rootStats);
   }
 
   private StructWriter struct(
@@ -35,12 +50,15 @@ final class WriterTree {
     List<Field> fields = new ArrayList<>();
     List<ValueWriter> writers = new ArrayList<>();
     List<ColumnStats> stats = new ArrayList<>();
+    // The group holds the record's fields in their order (partition columns left out), under the
+    // names the table gives them in files: physical names where it maps columns.
+    int index = 0;
     for (Field f : schema.fields()) {
       if (excluded.contains(f.name())) {
         continue;
       }
       String column = path.isEmpty() ? f.name() : path + "." + f.name();
-      Type type = group.getType(f.name());
+      Type type = group.getType(index++);
       ColumnStats st;
       ValueWriter w;
       switch (ConnectTypes.of(f.schema())) {
@@ -53,15 +71,16 @@ final class WriterTree {
           }
         case ARRAY:
         case MAP:
-          st = statsOrNull == null ? null : leafStats(ConnectTypes.of(f.schema()));
+          st = statsOrNull == null ? null : nullsOnly();
           w = nested(column, f.schema(), type);
           break;
         default:
-          st = statsOrNull == null ? null : leafStats(ConnectTypes.of(f.schema()));
+          boolean always = path.isEmpty() && alwaysStats.contains(type.getName());
+          st = statsOrNull == null ? null : leafStats(type, always);
           w = leaf(column, f.schema(), type, st);
       }
       if (st != null) {
-        statsOrNull.add(f.name(), st);
+        statsOrNull.add(type.getName(), st);
       }
       fields.add(f);
       writers.add(w);
@@ -97,47 +116,67 @@ final class WriterTree {
     }
   }
 
-  private ColumnStats leafStats(ConnectTypes kind) {
+  private ColumnStats nullsOnly() {
     if (statsBudget == 0) {
       return null;
     }
     statsBudget--;
-    switch (kind) {
-      case INT8:
-      case INT16:
+    return new ColumnStats.NullsOnly();
+  }
+
+  /**
+   * Stats of a leaf by its type in the file, which is its column's (maybe wider than the value).
+   */
+  private ColumnStats leafStats(Type type, boolean always) {
+    if (statsBudget == 0 && !always) {
+      return null;
+    }
+    statsBudget = Math.max(0, statsBudget - 1);
+    org.apache.parquet.schema.PrimitiveType p = type.asPrimitiveType();
+    LogicalTypeAnnotation logical = p.getLogicalTypeAnnotation();
+    if (logical instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation) {
+      return new DecimalStats();
+    }
+    if (logical instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation) {
+      return new StringStats();
+    }
+    if (logical instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation) {
+      return new LongStats(LongStats.Format.DATE_DAYS);
+    }
+    if (logical instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation t) {
+      return new LongStats(
+          t.isAdjustedToUTC()
+              ? LongStats.Format.TIMESTAMP_MICROS
+              : LongStats.Format.TIMESTAMP_NTZ_MICROS);
+    }
+    switch (p.getPrimitiveTypeName()) {
       case INT32:
       case INT64:
-      case TIME:
         return new LongStats(LongStats.Format.NUMBER);
-      case DATE:
-        return new LongStats(LongStats.Format.DATE_DAYS);
-      case TIMESTAMP:
-        return new LongStats(LongStats.Format.TIMESTAMP_MICROS);
-      case FLOAT32:
+      case FLOAT:
         return new DoubleStats(true);
-      case FLOAT64:
+      case DOUBLE:
         return new DoubleStats(false);
-      case STRING:
-        return new StringStats();
-      case DECIMAL:
-        return new DecimalStats();
       default:
         return new ColumnStats.NullsOnly();
     }
   }
 
   private static ValueWriter leaf(String column, Schema schema, Type type, ColumnStats stats) {
+    PrimitiveTypeName stored = type.asPrimitiveType().getPrimitiveTypeName();
     switch (ConnectTypes.of(schema)) {
       case INT8:
-        return new PrimitiveWriters.IntWriter(column, Byte.class, (LongStats) stats);
+        return integer(column, Byte.class, stored, stats);
       case INT16:
-        return new PrimitiveWriters.IntWriter(column, Short.class, (LongStats) stats);
+        return integer(column, Short.class, stored, stats);
       case INT32:
-        return new PrimitiveWriters.IntWriter(column, Integer.class, (LongStats) stats);
+        return integer(column, Integer.class, stored, stats);
       case INT64:
         return new PrimitiveWriters.LongWriter(column, (LongStats) stats);
       case FLOAT32:
-        return new PrimitiveWriters.FloatWriter(column, (DoubleStats) stats);
+        return stored == PrimitiveTypeName.DOUBLE
+            ? new PrimitiveWriters.FloatAsDoubleWriter(column, (DoubleStats) stats)
+            : new PrimitiveWriters.FloatWriter(column, (DoubleStats) stats);
       case FLOAT64:
         return new PrimitiveWriters.DoubleWriter(column, (DoubleStats) stats);
       case BOOLEAN:
@@ -166,6 +205,19 @@ final class WriterTree {
         }
       default:
         throw new SchemaMappingException("Column '" + column + "': no writer for " + schema.type());
+    }
+  }
+
+  /** An integer field, written as its column's type: INT32, or widened to INT64 or DOUBLE. */
+  private static ValueWriter integer(
+      String column, Class<? extends Number> type, PrimitiveTypeName stored, ColumnStats stats) {
+    switch (stored) {
+      case INT64:
+        return new PrimitiveWriters.IntAsLongWriter(column, type, (LongStats) stats);
+      case DOUBLE:
+        return new PrimitiveWriters.IntAsDoubleWriter(column, type, (DoubleStats) stats);
+      default:
+        return new PrimitiveWriters.IntWriter(column, type, (LongStats) stats);
     }
   }
 }

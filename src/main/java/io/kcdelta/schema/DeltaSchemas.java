@@ -22,7 +22,15 @@ public final class DeltaSchemas {
   /** The Parquet schema of a data file, without the excluded top-level fields. */
   public static MessageType toParquet(Schema valueSchema, Set<String> excludedFields) {
     requireStruct(valueSchema);
-    return ParquetSchemas.message(valueSchema, excludedFields == null ? Set.of() : excludedFields);
+    return toParquet(valueSchema, excludedFields, FileColumns.of(valueSchema));
+  }
+
+  /** The Parquet schema of a file of these records in a table with these columns. */
+  public static MessageType toParquet(
+      Schema valueSchema, Set<String> excludedFields, FileColumns columns) {
+    requireStruct(valueSchema);
+    return ParquetSchemas.message(
+        valueSchema, excludedFields == null ? Set.of() : excludedFields, columns);
   }
 
   static void requireStruct(Schema valueSchema) {
@@ -80,8 +88,9 @@ public final class DeltaSchemas {
     }
   }
 
-  private static DeltaType type(String column, Schema schema, boolean inCollection) {
-    switch (ConnectTypes.of(schema)) {
+  /** The Delta type of a Connect primitive or Date/Time/Timestamp (not Decimal). */
+  static DeltaType leafType(ConnectTypes kind) {
+    switch (kind) {
       case INT8:
         return PrimitiveType.BYTE;
       case INT16:
@@ -101,15 +110,23 @@ public final class DeltaSchemas {
         return PrimitiveType.STRING;
       case BYTES:
         return PrimitiveType.BINARY;
+      case DATE:
+        return PrimitiveType.DATE;
+      case TIMESTAMP:
+        return PrimitiveType.TIMESTAMP;
+      default:
+        throw new IllegalArgumentException("not a leaf without parameters: " + kind);
+    }
+  }
+
+  private static DeltaType type(String column, Schema schema, boolean inCollection) {
+    ConnectTypes kind = ConnectTypes.of(schema);
+    switch (kind) {
       case DECIMAL:
         {
           ConnectTypes.DecimalSpec spec = ConnectTypes.checkedDecimal(column, schema);
           return new DecimalType(spec.precision(), spec.scale());
         }
-      case DATE:
-        return PrimitiveType.DATE;
-      case TIMESTAMP:
-        return PrimitiveType.TIMESTAMP;
       case STRUCT:
         if (schema.fields().isEmpty()) {
           throw new SchemaMappingException(
@@ -128,6 +145,19 @@ public final class DeltaSchemas {
             type(column + ".key", schema.keySchema(), true),
             type(column + ".value", schema.valueSchema(), true),
             schema.valueSchema().isOptional());
+      case INT8,
+      INT16,
+      INT32,
+      TIME,
+      INT64,
+      FLOAT32,
+      FLOAT64,
+      BOOLEAN,
+      STRING,
+      BYTES,
+      DATE,
+      TIMESTAMP:
+        return leafType(kind);
       default:
         throw new SchemaMappingException(
             "Column '" + column + "': Connect type " + schema.type() + " has no Delta mapping");

@@ -26,10 +26,24 @@ public final class SchemaEvolution {
    * @throws SchemaMappingException when the incoming schema cannot be appended in this mode
    */
   public static StructType evolve(StructType table, StructType incoming, Mode mode) {
-    return struct("", table, incoming, mode);
+    return evolve(table, incoming, mode, false);
   }
 
-  private static StructType struct(String path, StructType table, StructType incoming, Mode mode) {
+  /**
+   * @param widenColumns the table has Delta's type widening enabled: with {@link Mode#ADD_COLUMNS},
+   *     a column whose field is wider in the record takes the wider type (its change recorded in
+   *     the field's {@code delta.typeChanges})
+   */
+  public static StructType evolve(
+      StructType table, StructType incoming, Mode mode, boolean widenColumns) {
+    return struct("", table, incoming, mode, widenColumns && mode == Mode.ADD_COLUMNS);
+  }
+
+  /** Field metadata key of the type changes of a widened column (protocol: "Type Widening"). */
+  public static final String TYPE_CHANGES = "delta.typeChanges";
+
+  private static StructType struct(
+      String path, StructType table, StructType incoming, Mode mode, boolean widen) {
     Map<String, StructField> incomingByName = new HashMap<>();
     for (StructField f : incoming.fields()) {
       incomingByName.put(f.name(), f);
@@ -67,10 +81,10 @@ public final class SchemaEvolution {
                 + " in the record schema; "
                 + "make the field required in the record schema (or the column nullable in the table)");
       }
-      DeltaType evolved = type(column, tableField.type(), in.type(), mode);
+      DeltaType evolved = type(column, tableField.type(), in.type(), mode, widen);
       if (evolved != tableField.type()) {
         changed = true;
-        out.add(tableField.withType(evolved));
+        out.add(isLeaf(evolved) ? widened(tableField, evolved) : tableField.withType(evolved));
       } else {
         out.add(tableField);
       }
@@ -124,26 +138,54 @@ public final class SchemaEvolution {
   /**
    * @return {@code table} itself when unchanged
    */
-  private static DeltaType type(String column, DeltaType table, DeltaType incoming, Mode mode) {
+  private static boolean isLeaf(DeltaType type) {
+    return type instanceof PrimitiveType || type instanceof DecimalType;
+  }
+
+  /** The field at its wider type, the change appended to its {@code delta.typeChanges}. */
+  private static StructField widened(StructField field, DeltaType wider) {
+    Map<String, Object> metadata = new java.util.LinkedHashMap<>(field.metadata());
+    List<Object> changes = new ArrayList<>();
+    if (metadata.get(TYPE_CHANGES) instanceof List<?> earlier) {
+      changes.addAll(earlier);
+    }
+    Map<String, Object> change = new java.util.LinkedHashMap<>();
+    change.put("fromType", field.type().simpleString());
+    change.put("toType", wider.simpleString());
+    changes.add(change);
+    metadata.put(TYPE_CHANGES, changes);
+    return new StructField(field.name(), wider, field.nullable(), metadata);
+  }
+
+  private static DeltaType type(
+      String column, DeltaType table, DeltaType incoming, Mode mode, boolean widen) {
     if (table instanceof StructType t && incoming instanceof StructType i) {
-      return struct(column, t, i, mode);
+      return struct(column, t, i, mode, widen);
     }
     if (table instanceof ArrayType t && incoming instanceof ArrayType i) {
       if (i.containsNull() && !t.containsNull()) {
         throw nullableMismatch(column + ".element", t.elementType(), i.elementType());
       }
-      DeltaType element = type(column + ".element", t.elementType(), i.elementType(), mode);
+      // Widening inside arrays and maps would need a field path in delta.typeChanges: not done.
+      DeltaType element = type(column + ".element", t.elementType(), i.elementType(), mode, false);
       return element == t.elementType() ? t : new ArrayType(element, t.containsNull());
     }
     if (table instanceof MapType t && incoming instanceof MapType i) {
       if (i.valueContainsNull() && !t.valueContainsNull()) {
         throw nullableMismatch(column + ".value", t.valueType(), i.valueType());
       }
-      DeltaType key = type(column + ".key", t.keyType(), i.keyType(), mode);
-      DeltaType value = type(column + ".value", t.valueType(), i.valueType(), mode);
+      DeltaType key = type(column + ".key", t.keyType(), i.keyType(), mode, false);
+      DeltaType value = type(column + ".value", t.valueType(), i.valueType(), mode, false);
       return key == t.keyType() && value == t.valueType()
           ? t
           : new MapType(key, value, t.valueContainsNull());
+    }
+    if (Widening.fits(incoming, table)) {
+      // Written at the column's type: an int field into a long column.
+      return table;
+    }
+    if (widen && Widening.canWidenColumn(table, incoming)) {
+      return incoming;
     }
     if (!table.equals(incoming)) {
       throw new SchemaMappingException(
@@ -153,11 +195,13 @@ public final class SchemaEvolution {
               + describe(table)
               + " in the table but "
               + describe(incoming)
-              + " in the record schema; Delta cannot change a column's type on append: "
+              + " in the record schema; the column cannot take it: "
               + "convert the field to "
               + typeName(table)
-              + " upstream (e.g. with a Cast SMT) "
-              + "or write to a new table");
+              + " upstream (e.g. with a Cast SMT), write to a new table"
+              + (Widening.canWidenColumn(table, incoming)
+                  ? ", or enable type widening on the table (delta.enableTypeWidening=true)"
+                  : ""));
     }
     return table;
   }

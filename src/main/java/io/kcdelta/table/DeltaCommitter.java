@@ -1,6 +1,8 @@
 package io.kcdelta.table;
 
 import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.Clustering;
+import io.kcdelta.delta.ColumnMapping;
 import io.kcdelta.delta.CommitPlan;
 import io.kcdelta.delta.CommitResult;
 import io.kcdelta.delta.KafkaCommitInfo;
@@ -89,7 +91,7 @@ final class DeltaCommitter {
    * What one read of the table's log said: its metadata (null: no table yet) and the txn version of
    * each appId asked for (-1: none).
    */
-  record LogRead(Metadata metadata, Map<String, Long> txnVersions) {}
+  record LogRead(Metadata metadata, Map<String, Long> txnVersions, Set<String> statsColumns) {}
 
   /**
    * @throws io.kcdelta.delta.UnsupportedTableException the table has a feature this connector does
@@ -100,14 +102,17 @@ final class DeltaCommitter {
     if (state.exists()) {
       TableFeatures.checkWritable(log.path(), state.protocol(), state.metadata());
     }
-    return new LogRead(state.exists() ? state.metadata() : null, state.txnVersions(appIds));
+    return new LogRead(
+        state.exists() ? state.metadata() : null,
+        state.txnVersions(appIds),
+        Clustering.topLevelColumns(state));
   }
 
   /** The txn versions of these partitions as the table holds them now (-1: none). */
   Map<TopicPartition, Long> txnVersions(Table table, Collection<TopicPartition> partitions) {
     Set<String> appIds = partitions.stream().map(this::appId).collect(Collectors.toSet());
     LogRead read = table.group.read(appIds);
-    table.refresh(read.metadata());
+    table.refresh(read);
     Map<TopicPartition, Long> versions = new HashMap<>();
     partitions.forEach(tp -> versions.put(tp, read.txnVersions().get(appId(tp))));
     return versions;
@@ -172,7 +177,7 @@ final class DeltaCommitter {
       boolean changed = !base.exists() || metadata != base.metadata();
       return new CommitPlan(
           changed ? metadata : null,
-          adds(root, batches),
+          adds(root, batches, metadata),
           List.of(),
           txns(batches),
           "WRITE",
@@ -214,10 +219,23 @@ final class DeltaCommitter {
                     + partitionColumns
                     + " while this task wrote files");
           }
+          if (current != null && ColumnMapping.enabled(current)) {
+            String conflict = ColumnMapping.conflict(schema, batch.schema());
+            if (conflict != null) {
+              throw new TableChangedException(
+                  "The files of this batch no longer match the table's column mapping ("
+                      + conflict
+                      + ")");
+            }
+          }
           schema =
               schema == null
                   ? batch.schema()
-                  : SchemaEvolution.evolve(schema, batch.schema(), evolution);
+                  : SchemaEvolution.evolve(
+                      schema,
+                      batch.schema(),
+                      evolution,
+                      current != null && current.flag("delta.enableTypeWidening"));
           partitionColumns = batch.partitionColumns();
         } catch (RuntimeException e) {
           outcomes[i] = new Failed(e);
@@ -234,15 +252,23 @@ final class DeltaCommitter {
     }
   }
 
-  private static List<AddFile> adds(Path root, List<Batch> batches) {
+  /** The batches' files; partition values by the names the table stores them under. */
+  private static List<AddFile> adds(Path root, List<Batch> batches, Metadata metadata) {
     long now = System.currentTimeMillis();
     List<AddFile> adds = new ArrayList<>();
     for (Batch batch : batches) {
       for (PendingFile f : batch.files()) {
+        Map<String, String> partitionValues = new LinkedHashMap<>();
+        f.partitionValues()
+            .forEach(
+                (column, value) ->
+                    partitionValues.put(
+                        ColumnMapping.physicalName(metadata.schema().field(column), metadata),
+                        value));
         adds.add(
             AddFile.of(
                 LogPaths.relative(root, f.file().path()),
-                f.partitionValues(),
+                partitionValues,
                 f.file().sizeBytes(),
                 now,
                 true,

@@ -181,7 +181,8 @@ final class FileBuffer {
     }
     Path path = new Path(root, dir + names.next());
     ParquetFileWriter writer =
-        new ParquetFileWriter(conf, path, layout.valueSchema(), layout.excluded(), codec);
+        new ParquetFileWriter(
+            conf, path, layout.valueSchema(), layout.excluded(), codec, layout.columns());
     return new OpenFile(writer, layout.valueSchema(), values);
   }
 

@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.kcdelta.schema.FileColumns;
 import io.kcdelta.schema.PartitionValues;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,9 +11,11 @@ import org.apache.kafka.connect.data.Struct;
 
 /**
  * How records of one Connect schema map onto a table: which top-level fields are its partition
- * columns (in the table's order), kept out of the Parquet file as Delta requires.
+ * columns (in the table's order), kept out of the Parquet file as Delta requires, and the table's
+ * columns their files hold (names, ids and types in the file).
  */
-record RecordLayout(Schema valueSchema, List<Field> partitionFields, Set<String> excluded) {
+record RecordLayout(
+    Schema valueSchema, List<Field> partitionFields, Set<String> excluded, FileColumns columns) {
 
   /** The record's partition values, formatted as Delta stores them; the key of its open file. */
   List<String> partitionKey(Struct value) {

@@ -1,7 +1,6 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.delta.Metadata;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;
 import java.io.IOException;
@@ -116,8 +115,8 @@ final class Table {
     return state.path();
   }
 
-  void refresh(Metadata metadata) {
-    state.refresh(metadata, files.isEmpty() && inFlight == null);
+  void refresh(DeltaCommitter.LogRead read) {
+    state.refresh(read.metadata(), read.statsColumns(), files.isEmpty() && inFlight == null);
   }
 
   /** Finishes every open file; on failure the caller must {@link #abort()}. */

@@ -1,8 +1,10 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.delta.ColumnMapping;
 import io.kcdelta.delta.Metadata;
 import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.FileColumns;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.SchemaMappingException;
@@ -33,8 +35,14 @@ final class TableState {
   private final Path root;
   private final DeltaSinkConfig config;
 
+  /** As last read (null: the table does not exist yet, or the last read was before a commit). */
+  private Metadata tableMetadata;
+
   /** As last read or committed (null: the table does not exist yet). */
   private StructType tableSchema;
+
+  /** Columns every file must have stats for (a clustered table's), by name in files. */
+  private Set<String> statsColumns = Set.of();
 
   private List<String> tablePartitionColumns;
 
@@ -72,7 +80,9 @@ final class TableState {
    * verdict) and must be committed again with its schema. Forgetting it there lost a batch's rows,
    * or killed the task, when a partition of the table was opened meanwhile (issue 35).
    */
-  void refresh(Metadata metadata, boolean nothingHeld) {
+  void refresh(Metadata metadata, Set<String> statsColumns, boolean nothingHeld) {
+    tableMetadata = metadata;
+    this.statsColumns = statsColumns;
     if (metadata == null || metadata.schema() == null) {
       tableSchema = null;
       tablePartitionColumns = config.partitionColumns();
@@ -143,7 +153,17 @@ final class TableState {
     StructType evolved =
         batchSchema == null
             ? incoming
-            : SchemaEvolution.evolve(batchSchema, incoming, config.schemaEvolution());
+            : SchemaEvolution.evolve(
+                batchSchema, incoming, config.schemaEvolution(), widensColumns());
+    boolean mapped = mapsColumns();
+    if (mapped) {
+      // Added columns get their physical names and ids now: the files are written with them.
+      evolved =
+          tableMetadata == null
+              ? ColumnMapping.withMapping(evolved, NEW_TABLE_SEED, 0)
+              : ColumnMapping.withMapping(
+                  evolved, tableMetadata.id(), ColumnMapping.maxColumnId(tableMetadata));
+    }
     List<Field> partitionFields = new ArrayList<>(partitionColumns.size());
     for (String column : partitionColumns) {
       Field field = valueSchema.field(column);
@@ -163,6 +183,31 @@ final class TableState {
       partitionFields.add(field);
     }
     batchSchema = evolved;
-    return new RecordLayout(valueSchema, partitionFields, Set.copyOf(partitionColumns));
+    return new RecordLayout(
+        valueSchema,
+        partitionFields,
+        Set.copyOf(partitionColumns),
+        new FileColumns(evolved, mapped, statsColumns));
+  }
+
+  /** The seed of the physical names of a new column-mapped table's columns. */
+  private static final String NEW_TABLE_SEED = "new table";
+
+  /**
+   * The table's properties: its own, or for a table the connector is to create, those the config
+   * gives it.
+   */
+  private String property(String key) {
+    return tableMetadata != null ? tableMetadata.property(key) : config.tableProperties().get(key);
+  }
+
+  /** Whether data files use physical names and field ids (column mapping in name or id mode). */
+  boolean mapsColumns() {
+    String mode = property(ColumnMapping.MODE);
+    return mode != null && !mode.trim().equalsIgnoreCase("none");
+  }
+
+  private boolean widensColumns() {
+    return "true".equalsIgnoreCase(property("delta.enableTypeWidening"));
   }
 }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kcdelta.schema.SchemaEvolution.Mode;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SchemaEvolutionTest {
@@ -155,14 +157,48 @@ class SchemaEvolutionTest {
 
   @Test
   void typeMismatchNamesColumnAndBothTypes() {
-    StructType incoming = struct(f("id", PrimitiveType.INTEGER, false));
+    StructType incoming = struct(f("id", PrimitiveType.STRING, false));
     SchemaMappingException e =
         assertThrows(
             SchemaMappingException.class,
             () -> SchemaEvolution.evolve(table, incoming, Mode.ADD_COLUMNS));
     assertTrue(e.getMessage().contains("'id'"), e.getMessage());
     assertTrue(
-        e.getMessage().contains("(long)") && e.getMessage().contains("(integer)"), e.getMessage());
+        e.getMessage().contains("(long)") && e.getMessage().contains("(string)"), e.getMessage());
+  }
+
+  @Test
+  void aNarrowerFieldFitsItsColumnWithoutAChange() {
+    StructType longs = struct(f("n", PrimitiveType.LONG, true), f("d", PrimitiveType.DOUBLE, true));
+    StructType narrow =
+        struct(f("n", PrimitiveType.INTEGER, true), f("d", PrimitiveType.FLOAT, true));
+    assertSame(longs, SchemaEvolution.evolve(longs, narrow, Mode.NONE));
+  }
+
+  @Test
+  void aWiderFieldWidensTheColumnOnlyWhereTheTableAllowsIt() {
+    StructType ints = struct(f("n", PrimitiveType.INTEGER, true));
+    StructType wider = struct(f("n", PrimitiveType.LONG, true));
+    SchemaMappingException e =
+        assertThrows(
+            SchemaMappingException.class,
+            () -> SchemaEvolution.evolve(ints, wider, Mode.ADD_COLUMNS, false));
+    assertTrue(e.getMessage().contains("delta.enableTypeWidening"), e.getMessage());
+    assertThrows(
+        SchemaMappingException.class, () -> SchemaEvolution.evolve(ints, wider, Mode.NONE, true));
+
+    StructField n = SchemaEvolution.evolve(ints, wider, Mode.ADD_COLUMNS, true).field("n");
+    assertEquals(PrimitiveType.LONG, n.type());
+    assertEquals(
+        List.of(Map.of("fromType", "integer", "toType", "long")),
+        n.metadata().get(SchemaEvolution.TYPE_CHANGES));
+    StructType timestamps = struct(f("t", PrimitiveType.TIMESTAMP_NTZ, true));
+    assertThrows(
+        SchemaMappingException.class,
+        () ->
+            SchemaEvolution.evolve(
+                struct(f("t", PrimitiveType.DATE, true)), timestamps, Mode.ADD_COLUMNS, true),
+        "date to timestamp_ntz is no widening this writer does");
   }
 
   @Test

@@ -15,7 +15,7 @@ class TableStateTest {
     DeltaSinkConfig config =
         new DeltaSinkConfig(Map.of("name", "sink", "delta.table.path", "file:///tmp/unused"));
     TableState table = new TableState(config.tablePath("t"), config);
-    table.refresh(null, true);
+    table.refresh(null, java.util.Set.of(), true);
     for (int i = 0; i < 10 * TableState.MAX_LAYOUTS; i++) {
       Schema fresh = SchemaBuilder.struct().name("Row").field("id", Schema.INT64_SCHEMA).build();
       assertEquals(fresh, table.layoutFor(fresh).valueSchema());

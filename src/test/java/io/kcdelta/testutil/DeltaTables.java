@@ -102,6 +102,86 @@ public final class DeltaTables {
     return files;
   }
 
+  /**
+   * Every row of the latest snapshot as Kernel reads it (column mapping, deletion vectors, type
+   * widening and partition values applied), by logical column name; values as Kernel gives them
+   * (Long for long, Integer for int, Long micros for timestamps, ...).
+   */
+  public static List<Map<String, Object>> rows(Configuration conf, String path) {
+    Engine engine = engine(conf);
+    Snapshot snapshot = TableManager.loadSnapshot(qualified(conf, path)).build(engine);
+    io.delta.kernel.Scan scan = snapshot.getScanBuilder().build();
+    Row state = scan.getScanState(engine);
+    io.delta.kernel.types.StructType physical =
+        io.delta.kernel.internal.data.ScanStateRow.getPhysicalDataReadSchema(state);
+    List<Map<String, Object>> out = new ArrayList<>();
+    try (CloseableIterator<FilteredColumnarBatch> files = scan.getScanFiles(engine)) {
+      while (files.hasNext()) {
+        try (CloseableIterator<Row> scanFiles = files.next().getRows()) {
+          while (scanFiles.hasNext()) {
+            Row scanFile = scanFiles.next();
+            io.delta.kernel.utils.FileStatus status =
+                io.delta.kernel.internal.InternalScanFileUtils.getAddFileStatus(scanFile);
+            CloseableIterator<io.delta.kernel.data.ColumnarBatch> data =
+                engine
+                    .getParquetHandler()
+                    .readParquetFiles(
+                        io.delta.kernel.internal.util.Utils.singletonCloseableIterator(status),
+                        physical,
+                        java.util.Optional.empty())
+                    .map(io.delta.kernel.engine.FileReadResult::getData);
+            try (CloseableIterator<FilteredColumnarBatch> logical =
+                io.delta.kernel.Scan.transformPhysicalData(engine, state, scanFile, data)) {
+              while (logical.hasNext()) {
+                try (CloseableIterator<Row> rows = logical.next().getRows()) {
+                  while (rows.hasNext()) {
+                    out.add(values(rows.next()));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  private static Map<String, Object> values(Row row) {
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    io.delta.kernel.types.StructType schema = row.getSchema();
+    for (int i = 0; i < schema.length(); i++) {
+      io.delta.kernel.types.DataType type = schema.at(i).getDataType();
+      Object v;
+      if (row.isNullAt(i)) {
+        v = null;
+      } else if (type instanceof io.delta.kernel.types.LongType
+          || type instanceof io.delta.kernel.types.TimestampType
+          || type instanceof io.delta.kernel.types.TimestampNTZType) {
+        v = row.getLong(i);
+      } else if (type instanceof io.delta.kernel.types.IntegerType
+          || type instanceof io.delta.kernel.types.DateType) {
+        v = row.getInt(i);
+      } else if (type instanceof io.delta.kernel.types.StringType) {
+        v = row.getString(i);
+      } else if (type instanceof io.delta.kernel.types.DoubleType) {
+        v = row.getDouble(i);
+      } else if (type instanceof io.delta.kernel.types.FloatType) {
+        v = row.getFloat(i);
+      } else if (type instanceof io.delta.kernel.types.BooleanType) {
+        v = row.getBoolean(i);
+      } else if (type instanceof io.delta.kernel.types.DecimalType) {
+        v = row.getDecimal(i);
+      } else {
+        v = "(" + type + ")";
+      }
+      out.put(schema.at(i).getName(), v);
+    }
+    return out;
+  }
+
   private static String qualified(Configuration conf, String path) {
     try {
       Path p = new Path(path);
