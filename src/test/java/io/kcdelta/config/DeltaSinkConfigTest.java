@@ -452,4 +452,80 @@ class DeltaSinkConfigTest {
     assertTrue(!c.toString().contains("SECRETTOKEN"));
     assertEquals("SECRETTOKEN", c.awsSessionToken().value());
   }
+
+  @Test
+  void s3aSignsThroughTheConnectorsIdentityUnlessAHadoopOverrideSaysOtherwise() {
+    Configuration conf =
+        HadoopConfigurationFactory.create(
+            new DeltaSinkConfig(
+                props(
+                    "aws.access.key.id",
+                    "AK",
+                    "aws.secret.access.key",
+                    "SK",
+                    "aws.session.token",
+                    "TOKEN",
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/connector",
+                    "aws.assume.role.external.id",
+                    "ext-1",
+                    "dynamodb.assume.role.arn",
+                    "arn:aws:iam::210987654321:role/delta-log",
+                    "aws.sts.endpoint",
+                    "http://127.0.0.1:1")));
+    assertEquals(
+        "io.kcdelta.aws.S3aCredentialsProvider", conf.get("fs.s3a.aws.credentials.provider"));
+    assertEquals("io.kcdelta.aws.IdentityScopedS3AFileSystem", conf.get("fs.s3a.impl"));
+    assertTrue(conf.getBoolean("fs.s3a.impl.disable.cache", false));
+    assertEquals("TOKEN", conf.get("fs.s3a.session.token"));
+    assertEquals(
+        "arn:aws:iam::123456789012:role/connector", conf.get("kcdelta.aws.assume.role.arn"));
+    assertEquals("ext-1", conf.get("kcdelta.aws.assume.role.external.id"));
+    assertEquals("kcdelta-orders-sink", conf.get("kcdelta.aws.assume.role.session.name"));
+    assertEquals(
+        "arn:aws:iam::210987654321:role/delta-log",
+        conf.get("kcdelta.aws.dynamodb.assume.role.arn"));
+    assertEquals("http://127.0.0.1:1", conf.get("kcdelta.aws.sts.endpoint"));
+    assertTrue(conf.getBoolean("kcdelta.aws.identity.lookup", false), "roles: look up");
+    assertNull(
+        conf.get("kcdelta.logstore.dynamodb.access.key"),
+        "DynamoDB takes S3A's keys, so both resolve to one provider");
+
+    Configuration overridden =
+        HadoopConfigurationFactory.create(
+            new DeltaSinkConfig(
+                props(
+                    "hadoop.fs.s3a.aws.credentials.provider",
+                    "software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider")));
+    assertEquals(
+        "software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider",
+        overridden.get("fs.s3a.aws.credentials.provider"));
+  }
+
+  @Test
+  void theIdentityIsLookedUpOnAwsButNotForStaticKeysOfAnotherS3Store() {
+    assertTrue(
+        HadoopConfigurationFactory.create(new DeltaSinkConfig(props()))
+            .getBoolean("kcdelta.aws.identity.lookup", false));
+    assertTrue(
+        !HadoopConfigurationFactory.create(
+                new DeltaSinkConfig(
+                    props(
+                        "s3.endpoint",
+                        "http://127.0.0.1:9000",
+                        "aws.access.key.id",
+                        "minio",
+                        "aws.secret.access.key",
+                        "minio-secret")))
+            .getBoolean("kcdelta.aws.identity.lookup", true));
+    assertTrue(
+        HadoopConfigurationFactory.create(
+                new DeltaSinkConfig(
+                    props(
+                        "s3.endpoint",
+                        "http://127.0.0.1:9000",
+                        "aws.sts.endpoint",
+                        "http://127.0.0.1:9001")))
+            .getBoolean("kcdelta.aws.identity.lookup", false));
+  }
 }
