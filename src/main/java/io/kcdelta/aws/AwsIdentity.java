@@ -50,7 +50,8 @@ public final class AwsIdentity {
     if (role == null) {
       this.provider = baseProvider(settings.keys());
     } else {
-      StsClient roleSts = stsClient(settings, base.provider());
+      StsClient roleSts =
+          stsClient(settings, base.provider(), Duration.ofSeconds(5), Duration.ofSeconds(15));
       this.provider =
           new RefreshingCredentials("role " + role.arn(), () -> assumeRole(roleSts, role));
     }
@@ -110,7 +111,8 @@ public final class AwsIdentity {
     }
     try {
       if (sts == null) {
-        sts = stsClient(settings, provider);
+        // Short: this only tells who we are, at task start.
+        sts = stsClient(settings, provider, Duration.ofSeconds(3), Duration.ofSeconds(6));
       }
       GetCallerIdentityResponse r = sts.getCallerIdentity();
       caller = new CallerIdentity(r.arn(), r.account());
@@ -155,7 +157,11 @@ public final class AwsIdentity {
                 keys.accessKeyId(), keys.secretAccessKey(), keys.sessionToken()));
   }
 
-  private static StsClient stsClient(AwsIdentitySettings s, AwsCredentialsProvider credentials) {
+  private static StsClient stsClient(
+      AwsIdentitySettings s,
+      AwsCredentialsProvider credentials,
+      Duration attemptTimeout,
+      Duration callTimeout) {
     var builder =
         StsClient.builder()
             .region(Region.of(s.stsRegion()))
@@ -164,9 +170,7 @@ public final class AwsIdentity {
             // class path.
             .httpClientBuilder(ApacheHttpClient.builder())
             .overrideConfiguration(
-                o ->
-                    o.apiCallAttemptTimeout(Duration.ofSeconds(5))
-                        .apiCallTimeout(Duration.ofSeconds(15)));
+                o -> o.apiCallAttemptTimeout(attemptTimeout).apiCallTimeout(callTimeout));
     if (s.stsEndpoint() != null) {
       builder.endpointOverride(s.stsEndpoint());
     }

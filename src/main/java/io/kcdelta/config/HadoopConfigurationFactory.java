@@ -1,5 +1,7 @@
 package io.kcdelta.config;
 
+import io.kcdelta.aws.AwsIdentities;
+import io.kcdelta.aws.AwsIdentity;
 import io.kcdelta.aws.AwsIdentityKeys;
 import io.kcdelta.aws.IdentityScopedS3AFileSystem;
 import io.kcdelta.aws.S3aCredentialsProvider;
@@ -29,6 +31,23 @@ public final class HadoopConfigurationFactory {
       conf.set(e.getKey(), String.valueOf(e.getValue()));
     }
     return conf;
+  }
+
+  /**
+   * Who S3 and DynamoDB act as for this connector config, e.g. "S3 and DynamoDB act as
+   * arn:aws:sts::…:assumed-role/… (role … assumed from the AWS default credential chain)"; looked
+   * up with STS when {@code conf} says so (once per identity and JVM). Null for a table that is not
+   * on S3.
+   */
+  public static String awsIdentity(DeltaSinkConfig config, Configuration conf) {
+    if (!"s3a".equals(DeltaSinkConfig.schemeOf(config.tablePathTemplate()))) {
+      return null;
+    }
+    AwsIdentity dynamoDb =
+        DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())
+            ? DynamoDbLogStore.identity(conf)
+            : null;
+    return AwsIdentities.describeServices(conf, dynamoDb);
   }
 
   private static void applyS3a(DeltaSinkConfig config, Configuration conf) {

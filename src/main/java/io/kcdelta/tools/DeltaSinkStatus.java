@@ -1,5 +1,6 @@
 package io.kcdelta.tools;
 
+import io.kcdelta.aws.AwsAuthFailures;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.logstore.S3ConditionalLogStore;
@@ -40,9 +41,9 @@ public final class DeltaSinkStatus {
         --kafka-property K=V       a Kafka client setting, e.g. security.protocol=SSL (repeatable)
         --versions N               how many of the latest versions to list (default 10)
         --json                     one JSON object instead of text
-      Credentials: aws.access.key.id / aws.secret.access.key from --config or --set, else the AWS
-      default chain (environment, profile, instance role). Exit status: 0, 1 table unreadable or Kafka
-      unreachable, 2 bad arguments.""";
+      Credentials: the connector's (aws.* from --config or --set: static keys, else the AWS default
+      chain; aws.assume.role.arn on top); the identity S3 and DynamoDB act as is printed. Exit
+      status: 0, 1 table unreadable or Kafka unreachable, 2 bad arguments.""";
 
   private DeltaSinkStatus() {}
 
@@ -81,13 +82,26 @@ public final class DeltaSinkStatus {
       return 2;
     }
     TableStatus table;
+    Configuration conf = HadoopConfigurationFactory.create(config);
+    // Reads only: no probe object written by the s3-conditional store's checks.
+    conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
+    String identity;
     try {
-      Configuration conf = HadoopConfigurationFactory.create(config);
-      // Reads only: no probe object written by the s3-conditional store's checks.
-      conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
+      identity = HadoopConfigurationFactory.awsIdentity(config, conf);
+    } catch (RuntimeException e) {
+      identity = "unknown (" + e.getMessage() + ")";
+    }
+    try {
       table = TableStatus.read(conf, o.table(), o.versions());
     } catch (RuntimeException e) {
-      err.println("delta-sink-status: cannot read the Delta table " + o.table() + ": " + e);
+      err.println(
+          "delta-sink-status: cannot read the Delta table "
+              + o.table()
+              + ": "
+              + AwsAuthFailures.explain(e, conf, o.table()).orElse(e.toString()));
+      if (identity != null) {
+        err.println("delta-sink-status: " + identity);
+      }
       return 1;
     }
     Set<String> prefixes = new LinkedHashSet<>();
@@ -117,9 +131,9 @@ public final class DeltaSinkStatus {
       table.txns().forEach(t -> offsets.add(StatusReport.offset(t, prefixes, topics)));
     }
     if (o.json()) {
-      StatusReport.json(table, offsets, out);
+      StatusReport.json(table, offsets, identity, out);
     } else {
-      StatusReport.text(table, offsets, o.bootstrapServers() != null, out);
+      StatusReport.text(table, offsets, o.bootstrapServers() != null, identity, out);
     }
     return 0;
   }
