@@ -81,14 +81,13 @@ public final class AwsIdentities {
       // metadata.
       return identity.source();
     }
+    // The bases first: a role's source then names who assumed it by ARN.
+    for (AwsIdentity b = identity.base(); b != null; b = b.base()) {
+      b.lookUp();
+    }
     Optional<AwsIdentity.CallerIdentity> caller = identity.lookUp();
     if (caller.isPresent()) {
-      String chain = identity.chainProviderName();
-      return caller.get().arn()
-          + " ("
-          + identity.source()
-          + (chain == null ? "" : ": " + chain)
-          + ")";
+      return caller.get().arn() + " (" + identity.source() + ")";
     }
     return identity.source() + " (STS GetCallerIdentity failed: " + identity.lookupFailure() + ")";
   }

@@ -7,7 +7,6 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -82,13 +81,18 @@ public final class AwsIdentity {
     }
     StaticKeys keys = settings.keys();
     if (keys == null) {
-      return "the AWS default credential chain";
+      return "the AWS default credential chain" + DefaultChainSource.describe();
     }
     return keys.sessionToken() == null
-        ? "static keys (access key id " + keys.accessKeyId() + ")"
-        : "temporary static keys (access key id "
+        ? "static keys, access key id " + keys.accessKeyId()
+        : "temporary static keys, access key id "
             + keys.accessKeyId()
-            + ", with a session token that is never renewed)";
+            + ", with a session token that is never renewed";
+  }
+
+  /** The identity this one's role is assumed from (null for base credentials). */
+  public AwsIdentity base() {
+    return base;
   }
 
   /** The ARN if it was looked up, else where the credentials come from. Never blocks. */
@@ -129,19 +133,6 @@ public final class AwsIdentity {
   /** Why the last lookup failed (null: it did not). */
   public synchronized String lookupFailure() {
     return callerFailure;
-  }
-
-  /** Which provider of the default chain answered, if the SDK says (e.g. for IRSA). */
-  String chainProviderName() {
-    if (settings.keys() != null || settings.role() != null) {
-      return null;
-    }
-    try {
-      AwsCredentials c = provider.resolveCredentials();
-      return c.providerName().orElse(null);
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   private static AwsCredentialsProvider baseProvider(StaticKeys keys) {

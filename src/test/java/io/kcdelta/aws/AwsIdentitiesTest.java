@@ -48,9 +48,9 @@ class AwsIdentitiesTest {
     AwsCredentials viaS3a =
         new S3aCredentialsProvider(URI.create("s3a://bucket/"), conf).resolveCredentials();
     assertEquals(keyId, viaS3a.accessKeyId());
-    assertEquals("static keys (access key id " + keyId + ")", s3.source());
+    assertEquals("static keys, access key id " + keyId, s3.source());
     assertEquals(
-        "S3 and DynamoDB act as static keys (access key id " + keyId + ")",
+        "S3 and DynamoDB act as static keys, access key id " + keyId,
         AwsIdentities.describeServices(conf, dynamoDb));
   }
 
@@ -75,7 +75,7 @@ class AwsIdentitiesTest {
     AwsIdentity id = AwsIdentities.forS3(conf);
     assertInstanceOf(DefaultCredentialsProvider.class, id.provider());
     assertNull(id.settings().keys());
-    assertEquals("the AWS default credential chain", id.source());
+    assertTrue(id.source().startsWith("the AWS default credential chain ("), id.source());
   }
 
   @Test
@@ -87,9 +87,8 @@ class AwsIdentitiesTest {
     AwsIdentity s3 = AwsIdentities.forS3(conf);
     assertInstanceOf(RefreshingCredentials.class, s3.provider());
     assertEquals(
-        "role arn:aws:iam::111111111111:role/connector assumed with an external id from static keys (access key id "
-            + keyId
-            + ")",
+        "role arn:aws:iam::111111111111:role/connector assumed with an external id from static keys, access key id "
+            + keyId,
         s3.source());
     assertSame(s3, AwsIdentities.of(AwsIdentitySettings.forDynamoDb(conf, null)));
     assertFalse(s3.settings().toString().contains("ext-secretish"));
@@ -123,7 +122,7 @@ class AwsIdentitiesTest {
         line.startsWith(
             "S3 uses the credentials providers of fs.s3a.aws.credentials.provider=software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider"),
         line);
-    assertTrue(line.endsWith("; DynamoDB acts as static keys (access key id " + keyId + ")"), line);
+    assertTrue(line.endsWith("; DynamoDB acts as static keys, access key id " + keyId), line);
   }
 
   @Test

@@ -93,9 +93,9 @@ class S3AccessCheckTest {
         m.startsWith(
             "S3 refused ListObjectsV2 (s3:ListBucket) of 'warehouse/orders/_delta_log/' on bucket '"
                 + bucket
-                + "', prefix 'warehouse/orders/' to static keys (access key id "
+                + "', prefix 'warehouse/orders/' to static keys, access key id "
                 + user.accessKeyId()
-                + "): SignatureDoesNotMatch"),
+                + ": SignatureDoesNotMatch"),
         m);
     assertTrue(m.contains("the secret key (aws.secret.access.key) is not the one"), m);
     assertFalse(m.contains("not-the-secret"), m);
@@ -163,9 +163,9 @@ class S3AccessCheckTest {
     assertTrue(
         m.contains(
             "STS AssumeRole of arn:aws:iam::222222222222:role/not-for-you (session kcdelta-test,"
-                + " no external id) for static keys (access key id "
+                + " no external id) for static keys, access key id "
                 + user.accessKeyId()
-                + ") was refused: AccessDenied"),
+                + " was refused: AccessDenied"),
         m);
     assertTrue(m.contains("trust policy of arn:aws:iam::222222222222:role/not-for-you"), m);
   }

@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A signature-checking front for a test server that checks none (dynalite) or cannot take session
@@ -44,6 +46,8 @@ public final class SigV4Front implements AutoCloseable {
       this.signingName = signingName;
     }
   }
+
+  private static final Pattern TABLE_NAME = Pattern.compile("\"TableName\"\\s*:\\s*\"([^\"]+)\"");
 
   private final Service service;
   private final InetSocketAddress target;
@@ -125,6 +129,12 @@ public final class SigV4Front implements AutoCloseable {
         Map<String, String> details = new LinkedHashMap<>();
         details.put("method", requestLine[0]);
         details.put("path", rawPath);
+        if (service == Service.DYNAMODB && body != null) {
+          Matcher table = TABLE_NAME.matcher(new String(body, StandardCharsets.UTF_8));
+          if (table.find()) {
+            details.put("table", table.group(1));
+          }
+        }
         TestIam.Key key = verdict.key();
         SigV4.Credential credential = SigV4.parse(request.header("authorization"));
         iam.record(

@@ -148,6 +148,11 @@ public final class TestIam {
     return keys.get(accessKeyId);
   }
 
+  /** Every key so far, users' and sessions'. */
+  public List<Key> keys() {
+    return List.copyOf(keys.values());
+  }
+
   /**
    * Checks {@code r}'s SigV4 signature for {@code service}: the key must be known, a session's
    * token must be the one issued with it and not expired, the signature must match the key's
