@@ -93,7 +93,9 @@ public final class DeltaSinkStatus {
     }
     try {
       table = TableStatus.read(conf, o.table(), o.versions());
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Exception, not RuntimeException: Delta Standalone (Scala) lets the log store's checked
+      // IOExceptions escape undeclared, e.g. a refusal by DynamoDB.
       err.println(
           "delta-sink-status: cannot read the Delta table "
               + o.table()
