@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -295,9 +294,6 @@ public final class TestSts implements AutoCloseable {
     t.setDaemon(true);
     return t;
   }
-
-  /** Sessions last this long unless a role says otherwise. */
-  public static final Duration DEFAULT_SESSION = Duration.ofHours(1);
 
   @Override
   public void close() {
