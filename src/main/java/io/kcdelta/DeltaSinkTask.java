@@ -10,6 +10,7 @@ import io.kcdelta.table.SinkMetrics;
 import io.kcdelta.table.Version;
 import java.util.Collection;
 import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -41,11 +42,16 @@ public class DeltaSinkTask extends SinkTask {
         Version.get(),
         api);
     metrics = api.metrics(context, config.connectorName(), taskId);
+    Configuration conf = HadoopConfigurationFactory.create(config);
+    String identity = HadoopConfigurationFactory.awsIdentity(config, conf);
+    if (identity != null) {
+      LOG.info("Task {} of connector {}: {}", taskId, config.connectorName(), identity);
+    }
     writer =
         new DeltaSinkWriter(
             config,
             context,
-            HadoopConfigurationFactory.create(config),
+            conf,
             context.errantRecordReporter(),
             SinkMetrics.of(metrics),
             api.recordOrigin(),

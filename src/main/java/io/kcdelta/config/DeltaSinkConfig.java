@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -47,6 +48,15 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String S3_PATH_STYLE = "s3.path.style.access";
   public static final String AWS_ACCESS_KEY_ID = "aws.access.key.id";
   public static final String AWS_SECRET_ACCESS_KEY = "aws.secret.access.key";
+  public static final String AWS_SESSION_TOKEN = "aws.session.token";
+  public static final String AWS_ASSUME_ROLE_ARN = "aws.assume.role.arn";
+  public static final String AWS_ASSUME_ROLE_SESSION_NAME = "aws.assume.role.session.name";
+  public static final String AWS_ASSUME_ROLE_EXTERNAL_ID = "aws.assume.role.external.id";
+  public static final String AWS_ASSUME_ROLE_DURATION_SECONDS = "aws.assume.role.duration.seconds";
+  public static final String AWS_STS_REGION = "aws.sts.region";
+  public static final String AWS_STS_ENDPOINT = "aws.sts.endpoint";
+  public static final String DYNAMODB_ASSUME_ROLE_ARN = "dynamodb.assume.role.arn";
+  public static final String DYNAMODB_ASSUME_ROLE_EXTERNAL_ID = "dynamodb.assume.role.external.id";
   public static final String HADOOP_PREFIX = "hadoop.";
   public static final String COMPACTION_ENABLED = "compaction.enabled";
   public static final String COMPACTION_TARGET_FILE_BYTES = "compaction.target.file.bytes";
@@ -73,6 +83,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final String GROUP_WRITE = "Files and commits";
   private static final String GROUP_LOG_STORE = "Log store (commit coordination)";
   private static final String GROUP_AWS = "S3 and AWS";
+  private static final String GROUP_AWS_IDENTITY = "AWS credentials";
   private static final String GROUP_RECORDS = "Records";
   private static final String GROUP_RECORD_COLUMNS = "Kafka metadata and key columns";
   private static final String GROUP_MAINTENANCE = "Table maintenance";
@@ -407,14 +418,21 @@ public final class DeltaSinkConfig extends AbstractConfig {
         ++o,
         Width.SHORT,
         "Path-style access");
+    o = 0;
     def.define(
         AWS_ACCESS_KEY_ID,
         Type.STRING,
         null,
         Importance.MEDIUM,
-        "Access key for S3 and DynamoDB. Unset: the AWS default credential chain (environment, "
-            + "profile, web identity, instance role).",
-        GROUP_AWS,
+        "Access key id of static credentials, with "
+            + AWS_SECRET_ACCESS_KEY
+            + ". Unset: the AWS SDK's default credential chain, in this order: Java system "
+            + "properties (aws.accessKeyId), environment (AWS_ACCESS_KEY_ID), web identity token "
+            + "file (EKS IRSA: AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN), profile (~/.aws), "
+            + "container credentials (ECS task role, EKS Pod Identity), EC2 instance profile. "
+            + "Whatever the source, one credentials provider per connector config signs the "
+            + "requests of both S3 and DynamoDB.",
+        GROUP_AWS_IDENTITY,
         ++o,
         Width.MEDIUM,
         "Access key id");
@@ -423,11 +441,132 @@ public final class DeltaSinkConfig extends AbstractConfig {
         Type.PASSWORD,
         null,
         Importance.MEDIUM,
-        "Secret key paired with aws.access.key.id.",
-        GROUP_AWS,
+        "Secret key paired with " + AWS_ACCESS_KEY_ID + ".",
+        GROUP_AWS_IDENTITY,
         ++o,
         Width.MEDIUM,
         "Secret access key");
+    def.define(
+        AWS_SESSION_TOKEN,
+        Type.PASSWORD,
+        null,
+        Importance.LOW,
+        "Session token of temporary static keys (from STS), with "
+            + AWS_ACCESS_KEY_ID
+            + " and "
+            + AWS_SECRET_ACCESS_KEY
+            + ". They do not refresh: once they expire the task fails (ExpiredToken). For a "
+            + "long-running connector use "
+            + AWS_ASSUME_ROLE_ARN
+            + " or the default chain instead.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Session token");
+    def.define(
+        AWS_ASSUME_ROLE_ARN,
+        Type.STRING,
+        null,
+        new RoleArnValidator(),
+        Importance.MEDIUM,
+        "IAM role to assume, with the static keys or the default chain as the base credentials: "
+            + "S3 and DynamoDB then act as this role (e.g. one role per connector on a shared "
+            + "Connect cluster or MSK Connect, or a role of the bucket's account). The session is "
+            + "refreshed before it expires.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.LONG,
+        "Assume role ARN");
+    def.define(
+        AWS_ASSUME_ROLE_SESSION_NAME,
+        Type.STRING,
+        null,
+        new SessionNameValidator(),
+        Importance.LOW,
+        "Session name of the assumed role (it shows in CloudTrail and in the assumed-role ARN). "
+            + "Default: 'kcdelta-' followed by the connector name (characters STS does not accept "
+            + "replaced by '-', at most 64).",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Role session name");
+    def.define(
+        AWS_ASSUME_ROLE_EXTERNAL_ID,
+        Type.STRING,
+        null,
+        new ExternalIdValidator(),
+        Importance.LOW,
+        "External id passed to AssumeRole, when the role's trust policy requires one "
+            + "(condition sts:ExternalId).",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "Role external id");
+    def.define(
+        AWS_ASSUME_ROLE_DURATION_SECONDS,
+        Type.INT,
+        3600,
+        ConfigDef.Range.between(900, 43200),
+        Importance.LOW,
+        "Session length asked of STS, in seconds. STS may grant less (the role's maximum session "
+            + "duration; 1 hour when the base credentials are themselves a role session); the "
+            + "session is refreshed before the expiry STS returns, whatever it is.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.SHORT,
+        "Role session duration (s)");
+    def.define(
+        AWS_STS_REGION,
+        Type.STRING,
+        null,
+        Importance.LOW,
+        "Region of the STS endpoint that assumes the roles and tells the identity at task start "
+            + "(GetCallerIdentity). Default: "
+            + S3_REGION
+            + ", else us-east-1.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.SHORT,
+        "STS region");
+    def.define(
+        AWS_STS_ENDPOINT,
+        Type.STRING,
+        null,
+        new UrlValidator(),
+        Importance.LOW,
+        "STS endpoint override, e.g. a VPC endpoint. The web identity provider of the default "
+            + "chain (IRSA) takes its endpoint from the environment instead (AWS_REGION, "
+            + "AWS_ENDPOINT_URL_STS), as every AWS SDK does.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.LONG,
+        "STS endpoint");
+    def.define(
+        DYNAMODB_ASSUME_ROLE_ARN,
+        Type.STRING,
+        null,
+        new RoleArnValidator(),
+        Importance.LOW,
+        "IAM role for DynamoDB only, when the log store's table lives in another account than "
+            + "the connector's identity: assumed from that identity (the role of "
+            + AWS_ASSUME_ROLE_ARN
+            + " if set, else the base credentials) and refreshed like it. S3 keeps the connector's "
+            + "identity.",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.LONG,
+        "DynamoDB role ARN");
+    def.define(
+        DYNAMODB_ASSUME_ROLE_EXTERNAL_ID,
+        Type.STRING,
+        null,
+        new ExternalIdValidator(),
+        Importance.LOW,
+        "External id for " + DYNAMODB_ASSUME_ROLE_ARN + ".",
+        GROUP_AWS_IDENTITY,
+        ++o,
+        Width.MEDIUM,
+        "DynamoDB role external id");
 
     o = 0;
     def.define(
@@ -545,7 +684,59 @@ public final class DeltaSinkConfig extends AbstractConfig {
     problems.addAll(logStoreProblems(props));
     TableProperties.problems(props)
         .forEach((key, message) -> problems.add(new Problem(key, message)));
+    problems.addAll(awsCredentialProblems(props));
     return problems;
+  }
+
+  /**
+   * Half a key pair, or a token or external id without what it belongs to: silently falling back to
+   * the default chain or ignoring the setting would sign with other credentials than meant.
+   */
+  private static List<Problem> awsCredentialProblems(Map<String, String> props) {
+    List<Problem> problems = new ArrayList<>();
+    boolean id = isSet(props, AWS_ACCESS_KEY_ID);
+    boolean secret = isSet(props, AWS_SECRET_ACCESS_KEY);
+    if (id != secret) {
+      String missing = id ? AWS_SECRET_ACCESS_KEY : AWS_ACCESS_KEY_ID;
+      problems.add(
+          new Problem(
+              missing,
+              AWS_ACCESS_KEY_ID
+                  + " and "
+                  + AWS_SECRET_ACCESS_KEY
+                  + " go together: set "
+                  + missing
+                  + " too, or neither (the AWS default credential chain)."));
+    }
+    if (isSet(props, AWS_SESSION_TOKEN) && !(id && secret)) {
+      problems.add(
+          new Problem(
+              AWS_SESSION_TOKEN,
+              AWS_SESSION_TOKEN
+                  + " belongs to temporary keys: set "
+                  + AWS_ACCESS_KEY_ID
+                  + " and "
+                  + AWS_SECRET_ACCESS_KEY
+                  + " with it."));
+    }
+    for (String[] pair :
+        new String[][] {
+          {AWS_ASSUME_ROLE_EXTERNAL_ID, AWS_ASSUME_ROLE_ARN},
+          {AWS_ASSUME_ROLE_SESSION_NAME, AWS_ASSUME_ROLE_ARN},
+          {DYNAMODB_ASSUME_ROLE_EXTERNAL_ID, DYNAMODB_ASSUME_ROLE_ARN}
+        }) {
+      if (isSet(props, pair[0]) && !isSet(props, pair[1])) {
+        problems.add(
+            new Problem(
+                pair[0], pair[0] + " has no effect without " + pair[1] + ": set the role too."));
+      }
+    }
+    return problems;
+  }
+
+  private static boolean isSet(Map<String, String> props, String key) {
+    String v = props.get(key);
+    return v != null && !v.isBlank();
   }
 
   /**
@@ -791,6 +982,51 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   public Password awsSecretAccessKey() {
     return getPassword(AWS_SECRET_ACCESS_KEY);
+  }
+
+  /** Null: none (also when blank). */
+  public Password awsSessionToken() {
+    Password token = getPassword(AWS_SESSION_TOKEN);
+    return token == null || token.value().isBlank() ? null : token;
+  }
+
+  public String assumeRoleArn() {
+    return trimmedOrNull(getString(AWS_ASSUME_ROLE_ARN));
+  }
+
+  /** The configured session name, else one derived from the connector name. */
+  public String assumeRoleSessionName() {
+    String configured = trimmedOrNull(getString(AWS_ASSUME_ROLE_SESSION_NAME));
+    return configured != null ? configured : SessionNameValidator.derive(connectorName());
+  }
+
+  public String assumeRoleExternalId() {
+    return trimmedOrNull(getString(AWS_ASSUME_ROLE_EXTERNAL_ID));
+  }
+
+  public int assumeRoleDurationSeconds() {
+    return getInt(AWS_ASSUME_ROLE_DURATION_SECONDS);
+  }
+
+  /** aws.sts.region, else s3.region, else us-east-1 (STS's global partition region). */
+  public String stsRegion() {
+    String region = trimmedOrNull(getString(AWS_STS_REGION));
+    if (region == null) {
+      region = s3Region();
+    }
+    return region == null ? "us-east-1" : region;
+  }
+
+  public String stsEndpoint() {
+    return trimmedOrNull(getString(AWS_STS_ENDPOINT));
+  }
+
+  public String dynamoDbAssumeRoleArn() {
+    return trimmedOrNull(getString(DYNAMODB_ASSUME_ROLE_ARN));
+  }
+
+  public String dynamoDbAssumeRoleExternalId() {
+    return trimmedOrNull(getString(DYNAMODB_ASSUME_ROLE_EXTERNAL_ID));
   }
 
   /**
@@ -1054,6 +1290,79 @@ public final class DeltaSinkConfig extends AbstractConfig {
     @Override
     public String toString() {
       return "-1 or at least 86400000";
+    }
+  }
+
+  /** An IAM role ARN: arn:PARTITION:iam::ACCOUNT:role/[PATH/]NAME. Blank: none. */
+  static final class RoleArnValidator implements ConfigDef.Validator {
+    private static final Pattern ROLE_ARN =
+        Pattern.compile("arn:aws[a-z-]*:iam::\\d{12}:role/[\\w+=,.@/-]{1,512}");
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value == null || value.toString().isBlank()) {
+        return;
+      }
+      if (!ROLE_ARN.matcher(value.toString().trim()).matches()) {
+        throw new ConfigException(
+            name,
+            value,
+            "Not an IAM role ARN; expected arn:aws:iam::123456789012:role/NAME (the role's ARN, "
+                + "not an assumed-role or user ARN).");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "IAM role ARN, e.g. arn:aws:iam::123456789012:role/NAME";
+    }
+  }
+
+  /** What STS accepts as RoleSessionName: 2 to 64 of [\w+=,.@-]. */
+  static final class SessionNameValidator implements ConfigDef.Validator {
+    private static final Pattern NAME = Pattern.compile("[\\w+=,.@-]{2,64}");
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value == null || value.toString().isBlank()) {
+        return;
+      }
+      if (!NAME.matcher(value.toString().trim()).matches()) {
+        throw new ConfigException(
+            name, value, "2 to 64 letters, digits or any of _+=,.@- (what STS accepts).");
+      }
+    }
+
+    /** 'kcdelta-' + the connector name, made acceptable to STS. */
+    static String derive(String connectorName) {
+      String name = ("kcdelta-" + connectorName).replaceAll("[^\\w+=,.@-]", "-");
+      return name.length() > 64 ? name.substring(0, 64) : name;
+    }
+
+    @Override
+    public String toString() {
+      return "2-64 of [A-Za-z0-9_+=,.@-]";
+    }
+  }
+
+  /** What STS accepts as ExternalId: 2 to 1224 of [\w+=,.@:/-]. */
+  static final class ExternalIdValidator implements ConfigDef.Validator {
+    private static final Pattern ID = Pattern.compile("[\\w+=,.@:/-]{2,1224}");
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      if (value == null || value.toString().isBlank()) {
+        return;
+      }
+      if (!ID.matcher(value.toString().trim()).matches()) {
+        throw new ConfigException(
+            name, value, "2 to 1224 letters, digits or any of _+=,.@:/- (what STS accepts).");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "2-1224 of [A-Za-z0-9_+=,.@:/-]";
     }
   }
 

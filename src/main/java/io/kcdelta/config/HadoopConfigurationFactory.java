@@ -1,5 +1,10 @@
 package io.kcdelta.config;
 
+import io.kcdelta.aws.AwsIdentities;
+import io.kcdelta.aws.AwsIdentity;
+import io.kcdelta.aws.AwsIdentityKeys;
+import io.kcdelta.aws.IdentityScopedS3AFileSystem;
+import io.kcdelta.aws.S3aCredentialsProvider;
 import io.kcdelta.logstore.DynamoDbLogStore;
 import io.kcdelta.logstore.DynamoDbLogStoreKeys;
 import io.kcdelta.logstore.LocalFileLogStore;
@@ -26,6 +31,23 @@ public final class HadoopConfigurationFactory {
       conf.set(e.getKey(), String.valueOf(e.getValue()));
     }
     return conf;
+  }
+
+  /**
+   * Who S3 and DynamoDB act as for this connector config, e.g. "S3 and DynamoDB act as
+   * arn:aws:sts::…:assumed-role/… (role … assumed from the AWS default credential chain)"; looked
+   * up with STS when {@code conf} says so (once per identity and JVM). Null for a table that is not
+   * on S3.
+   */
+  public static String awsIdentity(DeltaSinkConfig config, Configuration conf) {
+    if (!"s3a".equals(DeltaSinkConfig.schemeOf(config.tablePathTemplate()))) {
+      return null;
+    }
+    AwsIdentity dynamoDb =
+        DeltaSinkConfig.LOG_STORE_DYNAMODB.equals(config.logStore())
+            ? DynamoDbLogStore.identity(conf)
+            : null;
+    return AwsIdentities.describeServices(conf, dynamoDb);
   }
 
   private static void applyS3a(DeltaSinkConfig config, Configuration conf) {
@@ -64,12 +86,67 @@ public final class HadoopConfigurationFactory {
       conf.set("fs.s3a.endpoint.region", config.s3Region());
     }
     conf.setBoolean("fs.s3a.path.style.access", config.s3PathStyleAccess());
+    applyIdentity(config, conf);
+  }
+
+  /**
+   * One identity for S3 and DynamoDB: S3A signs through our provider, which the DynamoDB log store
+   * shares (same settings, same provider object). S3A's own default chain lacks the web identity
+   * source of the SDK's (IRSA), so S3 and DynamoDB could otherwise act as two identities. S3A file
+   * systems are kept per identity, not only per bucket (see IdentityScopedS3AFileSystem).
+   */
+  private static void applyIdentity(DeltaSinkConfig config, Configuration conf) {
+    conf.set("fs.s3a.impl", IdentityScopedS3AFileSystem.class.getName());
+    conf.setBoolean("fs.s3a.impl.disable.cache", true);
+    conf.set(AwsIdentityKeys.S3A_CREDENTIALS_PROVIDER, S3aCredentialsProvider.class.getName());
     if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
-      conf.set(
-          "fs.s3a.aws.credentials.provider",
-          "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-      conf.set("fs.s3a.access.key", config.awsAccessKeyId());
-      conf.set("fs.s3a.secret.key", config.awsSecretAccessKey().value());
+      conf.set(AwsIdentityKeys.ACCESS_KEY, config.awsAccessKeyId());
+      conf.set(AwsIdentityKeys.SECRET_KEY, config.awsSecretAccessKey().value());
+      if (config.awsSessionToken() != null) {
+        conf.set(AwsIdentityKeys.SESSION_TOKEN, config.awsSessionToken().value());
+      }
+    }
+    boolean roles = false;
+    if (config.assumeRoleArn() != null) {
+      roles = true;
+      conf.set(AwsIdentityKeys.ROLE_ARN, config.assumeRoleArn());
+      setIfPresent(conf, AwsIdentityKeys.ROLE_EXTERNAL_ID, config.assumeRoleExternalId());
+    }
+    if (config.dynamoDbAssumeRoleArn() != null) {
+      roles = true;
+      conf.set(AwsIdentityKeys.DYNAMODB_ROLE_ARN, config.dynamoDbAssumeRoleArn());
+      setIfPresent(
+          conf, AwsIdentityKeys.DYNAMODB_ROLE_EXTERNAL_ID, config.dynamoDbAssumeRoleExternalId());
+    }
+    conf.set(AwsIdentityKeys.ROLE_SESSION_NAME, config.assumeRoleSessionName());
+    conf.setInt(AwsIdentityKeys.ROLE_DURATION_SECONDS, config.assumeRoleDurationSeconds());
+    conf.set(AwsIdentityKeys.STS_REGION, config.stsRegion());
+    setIfPresent(conf, AwsIdentityKeys.STS_ENDPOINT, config.stsEndpoint());
+    // Static keys for an S3-compatible store are no AWS keys: asking STS who they are would only
+    // wait for a timeout or an error at every task start.
+    boolean stsKnown = config.stsEndpoint() != null || sdkStsEndpoint() != null;
+    conf.setBoolean(AwsIdentityKeys.LOOKUP, roles || stsKnown || config.s3Endpoint() == null);
+  }
+
+  /** The STS endpoint the AWS SDK takes from the environment, as for the web identity provider. */
+  private static String sdkStsEndpoint() {
+    for (String v :
+        new String[] {
+          System.getProperty("aws.endpointUrlSts"),
+          System.getenv("AWS_ENDPOINT_URL_STS"),
+          System.getProperty("aws.endpointUrl"),
+          System.getenv("AWS_ENDPOINT_URL")
+        }) {
+      if (v != null && !v.isBlank()) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static void setIfPresent(Configuration conf, String key, String value) {
+    if (value != null) {
+      conf.set(key, value);
     }
   }
 
@@ -97,9 +174,7 @@ public final class HadoopConfigurationFactory {
     }
     conf.setBoolean(
         DynamoDbLogStoreKeys.TABLE_AUTO_CREATE, !conditional && config.dynamoDbAutoCreate());
-    if (config.awsAccessKeyId() != null && config.awsSecretAccessKey() != null) {
-      conf.set(DynamoDbLogStoreKeys.ACCESS_KEY, config.awsAccessKeyId());
-      conf.set(DynamoDbLogStoreKeys.SECRET_KEY, config.awsSecretAccessKey().value());
-    }
+    // Credentials: none of the log store's own; it takes S3A's keys and the connector's roles, so
+    // it resolves to the very provider S3A uses.
   }
 }

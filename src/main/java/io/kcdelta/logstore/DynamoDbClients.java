@@ -1,13 +1,11 @@
 package io.kcdelta.logstore;
 
+import io.kcdelta.aws.AwsIdentities;
+import io.kcdelta.aws.AwsIdentitySettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -17,8 +15,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * One DynamoDB client per JVM and distinct connection settings.
  *
  * <p>Delta Standalone builds a new LogStore for every {@code DeltaLog} instance; a client per store
- * would mean a connection pool and credential refresher per table handle. Clients live as long as
- * the JVM (a Connect worker reuses them across task restarts), so they are never closed.
+ * would mean a connection pool per table handle. Clients live as long as the JVM (a Connect worker
+ * reuses them across task restarts), so they are never closed.
  */
 final class DynamoDbClients {
 
@@ -26,16 +24,20 @@ final class DynamoDbClients {
 
   /** Only what changes how the client connects; table name, TTL and retry budget do not. */
   private record Key(
-      String region,
-      URI endpoint,
-      DynamoDbSettings.StaticCredentials credentials,
-      Duration attemptTimeout) {}
+      String region, URI endpoint, AwsIdentitySettings identity, Duration attemptTimeout) {
+    @Override
+    public String toString() {
+      // The identity's record would not show secrets either; the endpoint is what tells clients
+      // apart in a log line.
+      return "Key[" + endpoint + "/" + region + "]";
+    }
+  }
 
   private DynamoDbClients() {}
 
   static DynamoDbClient forSettings(DynamoDbSettings s) {
     return CLIENTS.computeIfAbsent(
-        new Key(s.region(), s.endpoint(), s.credentials(), s.attemptTimeout()),
+        new Key(s.region(), s.endpoint(), s.identity(), s.attemptTimeout()),
         DynamoDbClients::build);
   }
 
@@ -43,7 +45,9 @@ final class DynamoDbClients {
     var builder =
         DynamoDbClient.builder()
             .region(Region.of(key.region()))
-            .credentialsProvider(credentials(key.credentials()))
+            // The connector's one provider for this identity, shared with S3A: a role is assumed
+            // and renewed once per JVM, not per client.
+            .credentialsProvider(AwsIdentities.of(key.identity()).provider())
             // Explicit, because several HTTP implementations may be on a Connect worker's
             // classpath.
             .httpClientBuilder(ApacheHttpClient.builder().maxConnections(64))
@@ -59,13 +63,5 @@ final class DynamoDbClients {
       builder.endpointOverride(key.endpoint());
     }
     return builder.build();
-  }
-
-  private static AwsCredentialsProvider credentials(DynamoDbSettings.StaticCredentials c) {
-    if (c == null) {
-      return DefaultCredentialsProvider.builder().build();
-    }
-    return StaticCredentialsProvider.create(
-        AwsBasicCredentials.create(c.accessKeyId(), c.secretAccessKey()));
   }
 }

@@ -1,5 +1,7 @@
 package io.kcdelta.logstore;
 
+import io.kcdelta.aws.AwsIdentities;
+import io.kcdelta.aws.AwsIdentity;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -79,6 +81,11 @@ public class DynamoDbLogStore extends S3CommitLogStore {
         new DynamoDbLogEntries(
             DynamoDbClients.forSettings(settings), retrier, settings.tableName());
     this.hook = hook;
+  }
+
+  /** Who this store's DynamoDB calls act as, for the configuration {@code hadoopConf}. */
+  public static AwsIdentity identity(Configuration hadoopConf) {
+    return AwsIdentities.of(DynamoDbSettings.from(hadoopConf).identity());
   }
 
   @Override

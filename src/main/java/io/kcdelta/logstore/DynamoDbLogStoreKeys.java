@@ -15,8 +15,8 @@ package io.kcdelta.logstore;
  *   dynamodb.region            → {@link #REGION}
  *   dynamodb.endpoint          → {@link #ENDPOINT}
  *   dynamodb.table.auto.create → {@link #TABLE_AUTO_CREATE}
- *   aws.access.key.id          → {@link #ACCESS_KEY}
- *   aws.secret.access.key      → {@link #SECRET_KEY}
+ *   aws.* credentials          → S3A's fs.s3a.access.key etc. and kcdelta.aws.* (io.kcdelta.aws),
+ *                                which this store reads too, so it shares S3A's provider
  *   (and for s3a:// tables)    → {@link #LOG_STORE_S3A_IMPL} = io.kcdelta.logstore.DynamoDbLogStore
  * </pre>
  */
@@ -82,8 +82,10 @@ public final class DynamoDbLogStoreKeys {
 
   /**
    * Static credentials for DynamoDB only. If absent, {@link #FS_S3A_ACCESS_KEY}/{@link
-   * #FS_S3A_SECRET_KEY} are used when set, else the SDK v2 default credential chain. Read through
-   * {@code Configuration.getPassword}, so Hadoop credential providers work too.
+   * #FS_S3A_SECRET_KEY} (and {@code fs.s3a.session.token}) are used when set, else the SDK v2
+   * default credential chain; the roles of {@code kcdelta.aws.*} apply on top (see {@code
+   * io.kcdelta.aws.AwsIdentitySettings#forDynamoDb}). Read through {@code
+   * Configuration.getPassword}, so Hadoop credential providers work too.
    */
   public static final String ACCESS_KEY = PREFIX + "access.key";
 

@@ -1,15 +1,19 @@
 package io.kcdelta.logstore;
 
+import io.kcdelta.aws.AwsAccessException;
+import io.kcdelta.aws.AwsAuthFailures;
+import io.kcdelta.aws.AwsCredentialsException;
+import io.kcdelta.aws.AwsIdentities;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;
 import io.kcdelta.retry.Transience;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
@@ -116,21 +120,21 @@ final class DynamoDbRetrier {
             + settings.tableName()
             + "' at "
             + settings.describeService();
-    if (e instanceof AwsServiceException ase && ase.awsErrorDetails() != null) {
-      String code = ase.awsErrorDetails().errorCode();
-      if (ase.statusCode() == 403
-          || "AccessDeniedException".equals(code)
-          || "UnrecognizedClientException".equals(code)) {
-        return new IOException(
-            "Access denied to "
-                + where
-                + ": grant dynamodb:"
-                + action
-                + " on the table to these credentials ("
-                + ase.awsErrorDetails().errorMessage()
-                + ")",
-            e);
-      }
+    Optional<AwsCredentialsException> noCredentials = AwsAuthFailures.credentialsFailure(e);
+    if (noCredentials.isPresent()) {
+      return new AwsAccessException(
+          "No credentials for " + where + ": " + noCredentials.get().getMessage(), e);
+    }
+    Optional<AwsAuthFailures.Refusal> refusal = AwsAuthFailures.find(e);
+    if (refusal.isPresent()) {
+      return new AwsAccessException(
+          AwsAuthFailures.dynamoDbRefused(
+              action,
+              settings.tableName(),
+              settings.describeService(),
+              AwsIdentities.of(settings.identity()),
+              refusal.get()),
+          e);
     }
     if (e instanceof ResourceNotFoundException) {
       return new IOException(

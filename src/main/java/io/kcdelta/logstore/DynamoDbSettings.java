@@ -2,13 +2,11 @@ package io.kcdelta.logstore;
 
 import static io.kcdelta.logstore.DynamoDbLogStoreKeys.*;
 
+import io.kcdelta.aws.AwsIdentitySettings;
 import io.kcdelta.retry.Backoff;
 import io.kcdelta.retry.RetryPolicy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 
@@ -16,7 +14,8 @@ import org.apache.hadoop.conf.Configuration;
  * What {@link DynamoDbLogStore} needs from the Hadoop configuration, validated once.
  *
  * @param endpoint null means the AWS endpoint of {@code region}
- * @param credentials null means the SDK v2 default credential chain
+ * @param identity who DynamoDB acts as: the log store's own static keys, else S3A's, else the SDK's
+ *     default chain, with the connector's roles on top ({@link AwsIdentitySettings#forDynamoDb})
  */
 record DynamoDbSettings(
     String tableName,
@@ -24,25 +23,12 @@ record DynamoDbSettings(
     URI endpoint,
     long ttlSeconds,
     boolean autoCreate,
-    StaticCredentials credentials,
+    AwsIdentitySettings identity,
     int maxAttempts,
     Duration retryBaseDelay,
     Duration retryMaxDelay,
     Duration attemptTimeout,
     Duration callTimeout) {
-
-  /** Access key pair; toString never shows the secret so the record can be logged. */
-  record StaticCredentials(String accessKeyId, String secretAccessKey) {
-    StaticCredentials {
-      Objects.requireNonNull(accessKeyId);
-      Objects.requireNonNull(secretAccessKey);
-    }
-
-    @Override
-    public String toString() {
-      return "StaticCredentials[accessKeyId=" + accessKeyId + ", secretAccessKey=***]";
-    }
-  }
 
   static DynamoDbSettings from(Configuration conf) {
     String table = get(conf, TABLE_NAME, DEFAULT_TABLE_NAME);
@@ -69,7 +55,8 @@ record DynamoDbSettings(
         endpointUri,
         ttl,
         conf.getBoolean(TABLE_AUTO_CREATE, DEFAULT_TABLE_AUTO_CREATE),
-        credentials(conf),
+        AwsIdentitySettings.forDynamoDb(
+            conf, AwsIdentitySettings.staticKeys(conf, ACCESS_KEY, SECRET_KEY, null)),
         attempts,
         Duration.ofMillis(base),
         Duration.ofMillis(max),
@@ -90,40 +77,6 @@ record DynamoDbSettings(
    */
   String describeService() {
     return (endpoint == null ? "the AWS endpoint" : endpoint.toString()) + "/" + region;
-  }
-
-  private static StaticCredentials credentials(Configuration conf) {
-    StaticCredentials own = pair(conf, ACCESS_KEY, SECRET_KEY);
-    return own != null ? own : pair(conf, FS_S3A_ACCESS_KEY, FS_S3A_SECRET_KEY);
-  }
-
-  private static StaticCredentials pair(
-      Configuration conf, String accessKeyKey, String secretKeyKey) {
-    String access = password(conf, accessKeyKey);
-    String secret = password(conf, secretKeyKey);
-    if (access == null && secret == null) {
-      return null;
-    }
-    // Half a pair is a configuration mistake; silently falling back to the default chain would
-    // sign with other credentials than the operator meant.
-    require(
-        access != null && secret != null,
-        accessKeyKey + " and " + secretKeyKey + " must be set together");
-    return new StaticCredentials(access, secret);
-  }
-
-  private static String password(Configuration conf, String key) {
-    try {
-      char[] value = conf.getPassword(key);
-      if (value == null) {
-        return null;
-      }
-      String s = new String(value).trim();
-      return s.isEmpty() ? null : s;
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "cannot read " + key + " from the Hadoop credential providers", e);
-    }
   }
 
   private static String get(Configuration conf, String key, String dflt) {

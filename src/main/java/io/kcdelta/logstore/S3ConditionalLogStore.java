@@ -217,7 +217,7 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
               s.endpoint(),
               s.ttlSeconds(),
               false,
-              s.credentials(),
+              s.identity(),
               1,
               Duration.ZERO,
               Duration.ZERO,

@@ -2,6 +2,8 @@ package io.kcdelta.retry;
 
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -33,6 +35,11 @@ import software.amazon.awssdk.core.exception.SdkServiceException;
  * commit tried (the next attempt reads them); a {@link java.nio.file.FileAlreadyExistsException}
  * (another writer took a log version first).
  *
+ * <p>Refusals of the caller's credentials or rights (invalid, unknown or expired token, wrong
+ * secret, access denied) are permanent wherever they are in the chain. S3A's "no credentials"
+ * failures and SDK client errors that carry a service's answer are decided by their cause (a
+ * credentials provider whose STS call failed: unreachable passes, refused does not).
+ *
  * <p>Permanent: every other answer of an AWS service (4xx: access denied, validation, missing
  * table, a failed condition, wrong region; 501); SDK client errors without an I/O cause (no
  * credentials, bad region); the S3A failures that mean configuration (bad request, redirect,
@@ -50,6 +57,8 @@ public final class Transience {
     TRANSIENT,
     PERMANENT,
     PLAIN_IO,
+    /** Decided by a cause further down; permanent if none decides. */
+    DEFERRED,
     UNKNOWN
   }
 
@@ -60,6 +69,15 @@ public final class Transience {
    */
   private static final Map<String, Boolean> KNOWN = known();
 
+  /**
+   * S3A's "no credentials" failures: with a cause (a credentials provider that failed, e.g. STS
+   * unreachable while a role is renewed) the cause decides; without one they are permanent.
+   */
+  private static final Set<String> DEFERRING =
+      Set.of(
+          "org.apache.hadoop.fs.s3a.CredentialInitializationException",
+          "org.apache.hadoop.fs.s3a.auth.NoAuthWithAWSException");
+
   private static final Set<Integer> PASSING_STATUS = Set.of(500, 502, 503, 504);
 
   /** Error codes the SDK itself retries although their status is not 5xx. */
@@ -67,12 +85,44 @@ public final class Transience {
       Set.of(
           "RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalError");
 
+  /**
+   * Answers that refuse the caller's credentials or rights (S3, DynamoDB, STS): an invalid or
+   * expired token, an unknown key, a wrong secret, access denied. Waiting does not change them, and
+   * a renewing provider renews before expiry, so an expired token that reaches us will not pass.
+   */
+  private static final Set<String> REFUSED_CREDENTIALS =
+      Set.of(
+          "ExpiredToken",
+          "ExpiredTokenException",
+          "TokenRefreshRequired",
+          "InvalidClientTokenId",
+          "UnrecognizedClientException",
+          "InvalidAccessKeyId",
+          "InvalidToken",
+          "IncompleteSignature",
+          "IncompleteSignatureException",
+          "SignatureDoesNotMatch",
+          "InvalidSignatureException",
+          "AccessDenied",
+          "AccessDeniedException",
+          "AllAccessDisabled",
+          "MissingAuthenticationToken",
+          "MissingAuthenticationTokenException");
+
+  /** DynamoDB's and STS's words for an unknown key or token, whatever the code. */
+  private static final String INVALID_TOKEN_TEXT =
+      "the security token included in the request is invalid";
+
   private static final int MAX_CHAIN = 32;
 
   private Transience() {}
 
   public static boolean isTransient(Throwable failure) {
+    if (refusesCredentials(failure)) {
+      return false;
+    }
     boolean plainIo = false;
+    boolean deferred = false;
     int depth = 0;
     for (Throwable t = failure; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
       switch (verdict(t)) {
@@ -83,15 +133,48 @@ public final class Transience {
         case PLAIN_IO:
           plainIo = true;
           break;
+        case DEFERRED:
+          deferred = true;
+          break;
         default:
           break;
       }
     }
-    return plainIo;
+    return !deferred && plainIo;
+  }
+
+  /**
+   * Whether an AWS answer anywhere in the chain refuses the caller's credentials or rights: such an
+   * answer decides even under a wrapper that would pass for transient (an I/O exception, an SDK
+   * client exception from a credentials provider).
+   */
+  public static boolean refusesCredentials(Throwable failure) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < MAX_CHAIN; t = t.getCause(), depth++) {
+      if (t instanceof SdkServiceException e) {
+        String code = errorCode(e);
+        if (code != null && REFUSED_CREDENTIALS.contains(code)) {
+          return true;
+        }
+        if (e instanceof AwsServiceException ase
+            && ase.awsErrorDetails() != null
+            && ase.awsErrorDetails().errorMessage() != null
+            && ase.awsErrorDetails()
+                .errorMessage()
+                .toLowerCase(Locale.ROOT)
+                .contains(INVALID_TOKEN_TEXT)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static Verdict verdict(Throwable t) {
     for (Class<?> c = t.getClass(); c != null && c != Throwable.class; c = c.getSuperclass()) {
+      if (DEFERRING.contains(c.getName())) {
+        return t.getCause() == null ? Verdict.PERMANENT : Verdict.DEFERRED;
+      }
       Boolean passing = KNOWN.get(c.getName());
       if (passing != null) {
         return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
@@ -105,16 +188,19 @@ public final class Transience {
       return passing ? Verdict.TRANSIENT : Verdict.PERMANENT;
     }
     if (t instanceof SdkClientException) {
-      // Connection refused or reset, unknown host: the I/O cause further down says so. Without
-      // one it is a local problem (no credentials, no region) that waiting does not fix.
-      return hasIoCause(t) ? Verdict.UNKNOWN : Verdict.PERMANENT;
+      // Connection refused or reset, unknown host: the I/O cause further down says so; a service's
+      // answer further down (a credentials provider's STS call) decides for itself. Without either
+      // it is a local problem (no credentials, no region) that waiting does not fix.
+      return hasIoCause(t) || hasServiceCause(t) ? Verdict.UNKNOWN : Verdict.PERMANENT;
     }
     return t instanceof IOException ? Verdict.PLAIN_IO : Verdict.UNKNOWN;
   }
 
   /** For a test that every name here is a class that exists. */
   static Set<String> knownClassNames() {
-    return KNOWN.keySet();
+    Set<String> all = new HashSet<>(KNOWN.keySet());
+    all.addAll(DEFERRING);
+    return all;
   }
 
   private static String errorCode(SdkServiceException e) {
@@ -122,6 +208,16 @@ public final class Transience {
       return ase.awsErrorDetails().errorCode();
     }
     return null;
+  }
+
+  private static boolean hasServiceCause(Throwable t) {
+    int depth = 0;
+    for (Throwable c = t.getCause(); c != null && depth < MAX_CHAIN; c = c.getCause(), depth++) {
+      if (c instanceof SdkServiceException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasIoCause(Throwable t) {
@@ -186,7 +282,6 @@ public final class Transience {
         s3a + "AWSRedirectException",
         s3a + "AWSUnsupportedFeatureException",
         s3a + "UnknownStoreException",
-        s3a + "CredentialInitializationException",
         s3a + "NoVersionAttributeException",
         s3a + "RangeNotSatisfiableEOFException",
         s3a + "impl.InstantiationIOException",
@@ -204,6 +299,8 @@ public final class Transience {
         "io.delta.kernel.exceptions.KernelException");
     // Malformed JSON (a corrupt log file) stays malformed; Jackson's exceptions are IOExceptions.
     permanent(m, "com.fasterxml.jackson.core.JacksonException");
+    // Our own explained refusal of credentials or rights (io.kcdelta.aws, by name as all others).
+    permanent(m, "io.kcdelta.aws.AwsAccessException");
     // Kafka Connect: a record that cannot be written.
     permanent(m, "org.apache.kafka.connect.errors.DataException");
     return Map.copyOf(m);

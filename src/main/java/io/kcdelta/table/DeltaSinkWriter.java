@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.kcdelta.aws.S3AccessCheck;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Failed;
@@ -71,6 +72,9 @@ public final class DeltaSinkWriter {
   private final TableFailures failures;
   private final CommitGroups groups;
 
+  /** The S3 half of the preflight when a table is first opened; DynamoDB's is the log read's. */
+  private final S3AccessCheck access;
+
   /**
    * In the order the tables were first written to, which follows from the records alone: the order
    * of commits in a put() then does not depend on where the tables live (their paths' hash codes),
@@ -127,7 +131,8 @@ public final class DeltaSinkWriter {
             config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
     this.check = new RecordCheck(config, origin);
     this.errant = new ErrantRecords(reporter, metrics);
-    this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs());
+    this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs(), conf);
+    this.access = new S3AccessCheck(conf);
     this.offsets = new PartitionOffsets(metrics);
   }
 
@@ -146,9 +151,11 @@ public final class DeltaSinkWriter {
     byTable.forEach(
         (table, tps) -> {
           try {
+            access.check(table.path());
             resume(table, tps, false);
           } catch (RuntimeException e) {
-            failures.failUnlessTransient("Reading the Delta log of " + table.path(), e);
+            failures.failUnlessTransient(
+                table.path(), "Reading the Delta log of " + table.path(), e);
             ProtocolLog.openDeferred(table, tps, e);
             tps.forEach(tp -> offsets.unresolved(tp, table));
           }
@@ -166,6 +173,7 @@ public final class DeltaSinkWriter {
         .forEach(
             (table, tps) -> {
               try {
+                access.check(table.path());
                 resume(table, tps, true);
               } catch (RuntimeException e) {
                 throw failures.retriableOrFail(

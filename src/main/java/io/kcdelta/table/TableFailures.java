@@ -1,12 +1,15 @@
 package io.kcdelta.table;
 
+import io.kcdelta.aws.AwsAuthFailures;
 import io.kcdelta.retry.Backoff;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;
 import io.kcdelta.retry.Transience;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -21,10 +24,13 @@ final class TableFailures {
   private final SinkTaskContext context;
   private final LongSupplier clock;
   private final RetryPolicy retries;
+  private final Configuration conf;
 
-  TableFailures(SinkTaskContext context, LongSupplier clock, long retryTimeoutMs) {
+  TableFailures(
+      SinkTaskContext context, LongSupplier clock, long retryTimeoutMs, Configuration conf) {
     this.context = context;
     this.clock = clock;
+    this.conf = conf;
     this.retries =
         new RetryPolicy(
             RetryPolicy.UNLIMITED_ATTEMPTS,
@@ -34,16 +40,26 @@ final class TableFailures {
   }
 
   /** Fails the task unless retrying later can help. */
-  void failUnlessTransient(String what, Exception cause) {
+  void failUnlessTransient(String tablePath, String what, Exception cause) {
     if (!Transience.isTransient(cause)) {
+      Optional<String> refused = AwsAuthFailures.explain(cause, conf, tablePath);
       throw new ConnectException(
           what
               + " failed for a reason that retrying cannot fix. "
-              + ServiceHint.of(cause)
+              + refused.orElseGet(() -> ServiceHint.of(cause))
               + " Error: "
-              + cause,
+              + (refused.isPresent() ? rootCause(cause) : cause),
           cause);
     }
+  }
+
+  /** The innermost cause: after an explanation that already says it all, the service's answer. */
+  private static Throwable rootCause(Throwable t) {
+    Throwable root = t;
+    for (int i = 0; i < 32 && root.getCause() != null && root.getCause() != root; i++) {
+      root = root.getCause();
+    }
+    return root;
   }
 
   /**
@@ -51,7 +67,7 @@ final class TableFailures {
    * back-off); fails the task instead when retrying cannot help or the budget is spent.
    */
   RetriableException retriableOrFail(Table table, String what, Exception cause) {
-    failUnlessTransient(what, cause);
+    failUnlessTransient(table.path(), what, cause);
     SinkMetrics.Service service = ServiceHint.service(cause);
     RetryBudget budget = table.failing(retries, clock, service);
     OptionalLong delay = budget.nextDelayMillis();

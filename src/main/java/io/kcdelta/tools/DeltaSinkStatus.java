@@ -1,5 +1,6 @@
 package io.kcdelta.tools;
 
+import io.kcdelta.aws.AwsAuthFailures;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.logstore.S3ConditionalLogStore;
@@ -40,9 +41,9 @@ public final class DeltaSinkStatus {
         --kafka-property K=V       a Kafka client setting, e.g. security.protocol=SSL (repeatable)
         --versions N               how many of the latest versions to list (default 10)
         --json                     one JSON object instead of text
-      Credentials: aws.access.key.id / aws.secret.access.key from --config or --set, else the AWS
-      default chain (environment, profile, instance role). Exit status: 0, 1 table unreadable or Kafka
-      unreachable, 2 bad arguments.""";
+      Credentials: the connector's (aws.* from --config or --set: static keys, else the AWS default
+      chain; aws.assume.role.arn on top); the identity S3 and DynamoDB act as is printed. Exit
+      status: 0, 1 table unreadable or Kafka unreachable, 2 bad arguments.""";
 
   private DeltaSinkStatus() {}
 
@@ -81,13 +82,28 @@ public final class DeltaSinkStatus {
       return 2;
     }
     TableStatus table;
+    Configuration conf = HadoopConfigurationFactory.create(config);
+    // Reads only: no probe object written by the s3-conditional store's checks.
+    conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
+    String identity;
     try {
-      Configuration conf = HadoopConfigurationFactory.create(config);
-      // Reads only: no probe object written by the s3-conditional store's checks.
-      conf.setBoolean(S3ConditionalLogStore.READ_ONLY, true);
-      table = TableStatus.read(conf, o.table(), o.versions());
+      identity = HadoopConfigurationFactory.awsIdentity(config, conf);
     } catch (RuntimeException e) {
-      err.println("delta-sink-status: cannot read the Delta table " + o.table() + ": " + e);
+      identity = "unknown (" + e.getMessage() + ")";
+    }
+    try {
+      table = TableStatus.read(conf, o.table(), o.versions());
+    } catch (Exception e) {
+      // Exception, not RuntimeException: a log store may let a checked IOException escape
+      // undeclared through Kernel's reads, e.g. a refusal by DynamoDB.
+      err.println(
+          "delta-sink-status: cannot read the Delta table "
+              + o.table()
+              + ": "
+              + AwsAuthFailures.explain(e, conf, o.table()).orElse(e.toString()));
+      if (identity != null) {
+        err.println("delta-sink-status: " + identity);
+      }
       return 1;
     }
     Set<String> prefixes = new LinkedHashSet<>();
@@ -124,9 +140,9 @@ public final class DeltaSinkStatus {
               t -> offsets.add(StatusReport.offset(t, table.partitionsNamed(), prefixes, topics)));
     }
     if (o.json()) {
-      StatusReport.json(table, offsets, out);
+      StatusReport.json(table, offsets, identity, out);
     } else {
-      StatusReport.text(table, offsets, o.bootstrapServers() != null, out);
+      StatusReport.text(table, offsets, o.bootstrapServers() != null, identity, out);
     }
     return 0;
   }

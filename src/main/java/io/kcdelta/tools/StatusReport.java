@@ -99,8 +99,15 @@ final class StatusReport {
         o.appId(), o.prefix(), o.topic(), o.partition(), o.txnVersion(), o.lastUpdatedMs(), end);
   }
 
-  static void text(TableStatus t, List<Offset> offsets, boolean kafkaAsked, PrintStream out) {
+  /**
+   * @param identity who S3 and DynamoDB act as (null: the table is not on S3)
+   */
+  static void text(
+      TableStatus t, List<Offset> offsets, boolean kafkaAsked, String identity, PrintStream out) {
     out.printf("Delta table %s%n", t.path());
+    if (identity != null) {
+      out.printf("  AWS identity: %s%n", identity);
+    }
     out.printf(
         "  version %d (%s), partitioned by %s%n",
         t.version(),
@@ -165,7 +172,7 @@ final class StatusReport {
     }
   }
 
-  static void json(TableStatus t, List<Offset> offsets, PrintStream out) {
+  static void json(TableStatus t, List<Offset> offsets, String identity, PrintStream out) {
     List<String> commits = new ArrayList<>();
     for (TableStatus.Commit c : t.commits()) {
       commits.add(
@@ -207,6 +214,8 @@ final class StatusReport {
     out.println(
         "{\"table\":"
             + JsonText.quote(t.path())
+            + ",\"awsIdentity\":"
+            + quoteOrNull(identity)
             + ",\"version\":"
             + t.version()
             + ",\"timestamp\":"

@@ -309,4 +309,223 @@ class DeltaSinkConfigTest {
     assertTrue(!c.toString().contains("TOPSECRET"));
     assertNull(new DeltaSinkConfig(props()).awsSecretAccessKey());
   }
+
+  @Test
+  void awsIdentitySettingsAreValidated() {
+    assertThrows(
+        ConfigException.class,
+        () -> new DeltaSinkConfig(props("aws.assume.role.arn", "arn:aws:iam::123:role/short")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            new DeltaSinkConfig(
+                props("aws.assume.role.arn", "arn:aws:sts::123456789012:assumed-role/r/s")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            new DeltaSinkConfig(
+                props(
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/r",
+                    "aws.assume.role.duration.seconds",
+                    "899")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            new DeltaSinkConfig(
+                props(
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/r",
+                    "aws.assume.role.external.id",
+                    "has space")));
+    assertThrows(
+        ConfigException.class,
+        () ->
+            new DeltaSinkConfig(
+                props(
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/r",
+                    "aws.assume.role.session.name",
+                    "x")));
+    assertThrows(
+        ConfigException.class, () -> new DeltaSinkConfig(props("aws.sts.endpoint", "not a url")));
+    DeltaSinkConfig ok =
+        new DeltaSinkConfig(
+            props(
+                "aws.assume.role.arn",
+                "arn:aws-cn:iam::123456789012:role/team/connector",
+                "aws.assume.role.external.id",
+                "ext-1:2/3",
+                "dynamodb.assume.role.arn",
+                "arn:aws:iam::210987654321:role/delta-log",
+                "aws.sts.endpoint",
+                "https://sts.eu-west-1.amazonaws.com"));
+    assertEquals("arn:aws-cn:iam::123456789012:role/team/connector", ok.assumeRoleArn());
+    assertEquals("ext-1:2/3", ok.assumeRoleExternalId());
+    assertEquals(3600, ok.assumeRoleDurationSeconds());
+    assertEquals("arn:aws:iam::210987654321:role/delta-log", ok.dynamoDbAssumeRoleArn());
+    assertNull(ok.dynamoDbAssumeRoleExternalId());
+  }
+
+  @Test
+  void halfAKeyPairOrATokenWithoutKeysIsRefused() {
+    assertTrue(
+        errorsOf(props("aws.access.key.id", "AK"), "aws.secret.access.key")
+            .get(0)
+            .contains("go together"));
+    assertTrue(
+        errorsOf(props("aws.secret.access.key", "SK"), "aws.access.key.id")
+            .get(0)
+            .contains("go together"));
+    assertTrue(
+        errorsOf(props("aws.session.token", "TOKEN"), "aws.session.token")
+            .get(0)
+            .contains("temporary keys"));
+    assertTrue(
+        errorsOf(props("aws.assume.role.external.id", "ext-1"), "aws.assume.role.external.id")
+            .get(0)
+            .contains("aws.assume.role.arn"));
+    assertTrue(
+        errorsOf(
+                props("dynamodb.assume.role.external.id", "ext-1"),
+                "dynamodb.assume.role.external.id")
+            .get(0)
+            .contains("dynamodb.assume.role.arn"));
+    assertThrows(
+        ConfigException.class, () -> new DeltaSinkConfig(props("aws.access.key.id", "AK")));
+    // Blank values, as Connect UIs send for untouched fields, are unset.
+    new DeltaSinkConfig(
+        props("aws.access.key.id", "", "aws.secret.access.key", "", "aws.session.token", ""));
+    assertNull(
+        new DeltaSinkConfig(
+                props(
+                    "aws.access.key.id",
+                    "AK",
+                    "aws.secret.access.key",
+                    "SK",
+                    "aws.session.token",
+                    " "))
+            .awsSessionToken());
+  }
+
+  @Test
+  void roleSessionNameIsDerivedFromTheConnectorName() {
+    assertEquals("kcdelta-orders-sink", new DeltaSinkConfig(props()).assumeRoleSessionName());
+    Map<String, String> odd = props();
+    odd.put("name", "orders to delta (eu)#" + "x".repeat(80));
+    String derived = new DeltaSinkConfig(odd).assumeRoleSessionName();
+    assertEquals(64, derived.length());
+    assertTrue(derived.matches("[\\w+=,.@-]{2,64}"), derived);
+    assertTrue(derived.startsWith("kcdelta-orders-to-delta--eu--"), derived);
+    assertEquals(
+        "mine",
+        new DeltaSinkConfig(
+                props(
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/r",
+                    "aws.assume.role.session.name",
+                    "mine"))
+            .assumeRoleSessionName());
+  }
+
+  @Test
+  void stsRegionFallsBackToTheS3RegionThenUsEast1() {
+    assertEquals("us-east-1", new DeltaSinkConfig(props()).stsRegion());
+    assertEquals("eu-west-1", new DeltaSinkConfig(props("s3.region", "eu-west-1")).stsRegion());
+    assertEquals(
+        "eu-central-1",
+        new DeltaSinkConfig(props("s3.region", "eu-west-1", "aws.sts.region", "eu-central-1"))
+            .stsRegion());
+  }
+
+  @Test
+  void sessionTokenIsNotPrintedWithTheConfig() {
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(
+            props(
+                "aws.access.key.id",
+                "ASIAEXAMPLE",
+                "aws.secret.access.key",
+                "TOPSECRET",
+                "aws.session.token",
+                "SECRETTOKEN"));
+    assertTrue(!c.toString().contains("SECRETTOKEN"));
+    assertEquals("SECRETTOKEN", c.awsSessionToken().value());
+  }
+
+  @Test
+  void s3aSignsThroughTheConnectorsIdentityUnlessAHadoopOverrideSaysOtherwise() {
+    Configuration conf =
+        HadoopConfigurationFactory.create(
+            new DeltaSinkConfig(
+                props(
+                    "aws.access.key.id",
+                    "AK",
+                    "aws.secret.access.key",
+                    "SK",
+                    "aws.session.token",
+                    "TOKEN",
+                    "aws.assume.role.arn",
+                    "arn:aws:iam::123456789012:role/connector",
+                    "aws.assume.role.external.id",
+                    "ext-1",
+                    "dynamodb.assume.role.arn",
+                    "arn:aws:iam::210987654321:role/delta-log",
+                    "aws.sts.endpoint",
+                    "http://127.0.0.1:1")));
+    assertEquals(
+        "io.kcdelta.aws.S3aCredentialsProvider", conf.get("fs.s3a.aws.credentials.provider"));
+    assertEquals("io.kcdelta.aws.IdentityScopedS3AFileSystem", conf.get("fs.s3a.impl"));
+    assertTrue(conf.getBoolean("fs.s3a.impl.disable.cache", false));
+    assertEquals("TOKEN", conf.get("fs.s3a.session.token"));
+    assertEquals(
+        "arn:aws:iam::123456789012:role/connector", conf.get("kcdelta.aws.assume.role.arn"));
+    assertEquals("ext-1", conf.get("kcdelta.aws.assume.role.external.id"));
+    assertEquals("kcdelta-orders-sink", conf.get("kcdelta.aws.assume.role.session.name"));
+    assertEquals(
+        "arn:aws:iam::210987654321:role/delta-log",
+        conf.get("kcdelta.aws.dynamodb.assume.role.arn"));
+    assertEquals("http://127.0.0.1:1", conf.get("kcdelta.aws.sts.endpoint"));
+    assertTrue(conf.getBoolean("kcdelta.aws.identity.lookup", false), "roles: look up");
+    assertNull(
+        conf.get("kcdelta.logstore.dynamodb.access.key"),
+        "DynamoDB takes S3A's keys, so both resolve to one provider");
+
+    Configuration overridden =
+        HadoopConfigurationFactory.create(
+            new DeltaSinkConfig(
+                props(
+                    "hadoop.fs.s3a.aws.credentials.provider",
+                    "software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider")));
+    assertEquals(
+        "software.amazon.awssdk.auth.credentials.WebIdentityTokenFileCredentialsProvider",
+        overridden.get("fs.s3a.aws.credentials.provider"));
+  }
+
+  @Test
+  void theIdentityIsLookedUpOnAwsButNotForStaticKeysOfAnotherS3Store() {
+    assertTrue(
+        HadoopConfigurationFactory.create(new DeltaSinkConfig(props()))
+            .getBoolean("kcdelta.aws.identity.lookup", false));
+    assertTrue(
+        !HadoopConfigurationFactory.create(
+                new DeltaSinkConfig(
+                    props(
+                        "s3.endpoint",
+                        "http://127.0.0.1:9000",
+                        "aws.access.key.id",
+                        "minio",
+                        "aws.secret.access.key",
+                        "minio-secret")))
+            .getBoolean("kcdelta.aws.identity.lookup", true));
+    assertTrue(
+        HadoopConfigurationFactory.create(
+                new DeltaSinkConfig(
+                    props(
+                        "s3.endpoint",
+                        "http://127.0.0.1:9000",
+                        "aws.sts.endpoint",
+                        "http://127.0.0.1:9001")))
+            .getBoolean("kcdelta.aws.identity.lookup", false));
+  }
 }

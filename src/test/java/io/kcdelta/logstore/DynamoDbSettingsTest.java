@@ -22,7 +22,8 @@ class DynamoDbSettingsTest {
     assertEquals(86_400L, s.ttlSeconds());
     assertNull(s.endpoint());
     assertTrue(s.autoCreate());
-    assertNull(s.credentials(), "default credential chain");
+    assertNull(s.identity().keys(), "default credential chain");
+    assertTrue(s.identity().roles().isEmpty());
     assertEquals(8, s.maxAttempts());
   }
 
@@ -60,10 +61,10 @@ class DynamoDbSettingsTest {
     Configuration conf = new Configuration(false);
     conf.set("fs.s3a.access.key", "s3a-id");
     conf.set("fs.s3a.secret.key", "s3a-secret");
-    assertEquals("s3a-id", DynamoDbSettings.from(conf).credentials().accessKeyId());
+    assertEquals("s3a-id", DynamoDbSettings.from(conf).identity().keys().accessKeyId());
     conf.set(DynamoDbLogStoreKeys.ACCESS_KEY, "ddb-id");
     conf.set(DynamoDbLogStoreKeys.SECRET_KEY, "ddb-secret");
-    assertEquals("ddb-secret", DynamoDbSettings.from(conf).credentials().secretAccessKey());
+    assertEquals("ddb-secret", DynamoDbSettings.from(conf).identity().keys().secretAccessKey());
   }
 
   @Test

@@ -69,6 +69,7 @@ class PluginZipIT {
               "quickstart-s3.json",
               "s3-dynamodb-aws.json",
               "s3-conditional-aws.json",
+              "s3-dynamodb-assume-role.json",
               "local-filesystem.json",
               "docker-s3-avro.json",
               "delta-sink-standalone.properties",

@@ -3,6 +3,8 @@ package io.kcdelta.retry;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.kcdelta.aws.AwsAccessException;
+import io.kcdelta.aws.AwsCredentialsException;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -38,12 +40,14 @@ import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.RetryableException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.sts.model.StsException;
 
 /**
  * The allow-list, one row per failure shape the connector meets (built as the libraries build
@@ -97,6 +101,61 @@ class TransienceTest {
             false,
             SdkClientException.create("Unable to load credentials from any of the providers")),
         row("SDK aborted (interrupt)", false, AbortedException.create("Thread was interrupted")),
+        // Refusals of the caller's credentials or rights (issue 36): permanent wherever they are
+        row("DynamoDB UnrecognizedClientException", false, ddb(400, "UnrecognizedClientException")),
+        row("DynamoDB ExpiredTokenException", false, ddb(400, "ExpiredTokenException")),
+        row("DynamoDB InvalidSignatureException", false, ddb(400, "InvalidSignatureException")),
+        row(
+            "DynamoDB 'security token ... invalid' under another code",
+            false,
+            DynamoDbException.builder()
+                .statusCode(400)
+                .awsErrorDetails(
+                    AwsErrorDetails.builder()
+                        .errorCode("SomethingElse")
+                        .errorMessage("The security token included in the request is invalid.")
+                        .build())
+                .build()),
+        row("STS InvalidClientTokenId", false, sts(403, "InvalidClientTokenId")),
+        row("STS ExpiredToken", false, sts(400, "ExpiredToken")),
+        row("STS AssumeRole AccessDenied", false, sts(403, "AccessDenied")),
+        row("S3 SignatureDoesNotMatch", false, s3(403, "SignatureDoesNotMatch")),
+        row("S3 ExpiredToken", false, s3(400, "ExpiredToken")),
+        row("S3 InvalidAccessKeyId", false, s3(403, "InvalidAccessKeyId")),
+        row("S3 InvalidToken", false, s3(400, "InvalidToken")),
+        row(
+            "an expired token under a wrapper that passes for transient",
+            false,
+            RetryableException.create("retry", ddb(400, "ExpiredTokenException"))),
+        row(
+            "S3A: AssumeRole refused inside the credentials provider",
+            false,
+            new NoAuthWithAWSException(
+                "No AWS Credentials provided by S3aCredentialsProvider",
+                new AwsCredentialsException(
+                    "STS AssumeRole of arn:aws:iam::1:role/r was refused",
+                    sts(403, "AccessDenied")))),
+        row(
+            "S3A: STS unreachable while a role is renewed",
+            true,
+            new NoAuthWithAWSException(
+                "No AWS Credentials provided by S3aCredentialsProvider",
+                new AwsCredentialsException(
+                    "STS AssumeRole of arn:aws:iam::1:role/r failed",
+                    SdkClientException.create("io", new ConnectException("refused"))))),
+        row(
+            "DynamoDB: STS 503 while a role is renewed",
+            true,
+            new AwsCredentialsException(
+                "STS AssumeRole of arn:aws:iam::1:role/r failed", sts(503, "ServiceUnavailable"))),
+        row(
+            "SDK client error carrying an STS refusal",
+            false,
+            SdkClientException.create("Unable to load credentials", sts(403, "AccessDenied"))),
+        row(
+            "our explained refusal",
+            false,
+            new AwsAccessException("S3 refused ListObjectsV2 ...", s3(403, "AccessDenied"))),
         // S3A translations (hadoop-aws 3.4)
         row("S3A throttled", true, new AWSServiceThrottledException("GET", s3(503, "SlowDown"))),
         row("S3A 500", true, new AWSStatus500Exception("PUT", s3(500, "InternalError"))),
@@ -286,6 +345,10 @@ class TransienceTest {
 
   private static AwsServiceException ddb(int status, String code) {
     return DynamoDbException.builder().statusCode(status).awsErrorDetails(details(code)).build();
+  }
+
+  private static AwsServiceException sts(int status, String code) {
+    return StsException.builder().statusCode(status).awsErrorDetails(details(code)).build();
   }
 
   private static AwsServiceException s3(int status, String code) {

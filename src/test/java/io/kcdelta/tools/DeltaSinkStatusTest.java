@@ -75,6 +75,8 @@ class DeltaSinkStatusTest {
     assertEquals(2L, status.get("version"));
     assertEquals(3L, status.get("files"));
     assertEquals(175L, status.get("rows"));
+    assertTrue(status.containsKey("awsIdentity"));
+    assertEquals(null, status.get("awsIdentity"), "a file:// table: no AWS identity");
     assertEquals(List.of("region"), status.get("partitionColumns"));
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> commits = (List<Map<String, Object>>) status.get("commits");

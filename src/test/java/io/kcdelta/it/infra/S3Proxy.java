@@ -150,6 +150,16 @@ public final class S3Proxy implements AutoCloseable {
     return bucket;
   }
 
+  /**
+   * Another bucket on this server, with a unique name: Hadoop caches S3A file systems by bucket, so
+   * tests that must not share one use a bucket each.
+   */
+  public synchronized String createBucket() {
+    String name = uniqueBucket();
+    blobStore.createContainer(name);
+    return name;
+  }
+
   /** {@code http://127.0.0.1:PORT} */
   public URI endpoint() {
     return URI.create("http://127.0.0.1:" + port);
