@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
@@ -39,9 +40,17 @@ final class CommitGroup {
     private volatile long commitStartedNanos;
     private volatile long committedNanos;
 
+    /** Told the outcome on the committing thread, which may be another member's. */
+    private final Consumer<Outcome> decided;
+
     Entry(Batch batch, Map<TopicPartition, Long> expected) {
+      this(batch, expected, o -> {});
+    }
+
+    Entry(Batch batch, Map<TopicPartition, Long> expected, Consumer<Outcome> decided) {
       this.batch = batch;
       this.expected = expected;
+      this.decided = decided;
     }
 
     /** Null while no commit decided it. */
@@ -64,6 +73,7 @@ final class CommitGroup {
     void complete(Outcome o) {
       committedNanos = System.nanoTime();
       outcome.complete(o);
+      decided.accept(o);
     }
   }
 
@@ -130,7 +140,20 @@ final class CommitGroup {
 
   /** Hands in a batch; commits the round at once when it was the last one awaited. */
   Entry handIn(Object member, Batch batch, Map<TopicPartition, Long> expected, long nowMs) {
-    Entry entry = new Entry(batch, expected);
+    return handIn(member, batch, expected, nowMs, o -> {});
+  }
+
+  /**
+   * @param decided told the batch's outcome as soon as a commit decides it, on the committing
+   *     thread: must be quick and thread-safe
+   */
+  Entry handIn(
+      Object member,
+      Batch batch,
+      Map<TopicPartition, Long> expected,
+      long nowMs,
+      Consumer<Outcome> decided) {
+    Entry entry = new Entry(batch, expected, decided);
     synchronized (lock) {
       bufferedSince.remove(member);
       if (openedMs < 0) {

@@ -356,7 +356,20 @@ public final class DeltaSinkWriter {
       return;
     }
     Map<TopicPartition, Long> expected = offsets.expectedVersions(batch.lastOffsets().keySet());
-    table.inFlight = table.group.handIn(table, batch, expected, now);
+    // Another member's round may commit the batch long before this task's next put() (on an idle
+    // stream up to offset.flush.interval.ms): its partition gauges follow the commit at once.
+    Map<PartitionMetrics, Long> gauges = offsets.metricsOf(batch.lastOffsets());
+    table.inFlight =
+        table.group.handIn(
+            table,
+            batch,
+            expected,
+            now,
+            o -> {
+              if (o instanceof Committed) {
+                gauges.forEach(PartitionMetrics::committedAtLeast);
+              }
+            });
   }
 
   /**

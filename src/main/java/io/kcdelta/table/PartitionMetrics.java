@@ -41,10 +41,20 @@ final class PartitionMetrics {
                     (config, now) -> Math.max(0, received - committed))));
   }
 
-  /** Publishes where the partition stands. */
+  /**
+   * Publishes where the partition stands. The committed offset only grows while the partition is
+   * assigned: a commit of another member of the group may have published a newer one first.
+   */
   void update(long committed, long received) {
-    this.committed = committed;
+    committedAtLeast(committed);
     this.received = received;
+  }
+
+  /** A commit made {@code offset} durable; from any thread. */
+  synchronized void committedAtLeast(long offset) {
+    if (offset > committed) {
+      committed = offset;
+    }
   }
 
   void close() {

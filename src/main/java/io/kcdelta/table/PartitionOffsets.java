@@ -76,6 +76,13 @@ final class PartitionOffsets {
     return expected;
   }
 
+  /** The gauges of these partitions, with their offsets. */
+  Map<PartitionMetrics, Long> metricsOf(Map<TopicPartition, Long> offsets) {
+    Map<PartitionMetrics, Long> out = new java.util.IdentityHashMap<>();
+    offsets.forEach((tp, o) -> out.put(progress.get(tp).metrics, o));
+    return out;
+  }
+
   /** These offsets are durable in the table (ours, or another writer's after a fence). */
   void durable(Map<TopicPartition, Long> versions) {
     versions.forEach((tp, v) -> progress.get(tp).committed = v);

@@ -206,6 +206,47 @@ class TaskMetricsTest {
     return Writers.writer(table, ctx, clock::get, SinkMetrics.of(registry, clock::get), kv);
   }
 
+  @Test
+  void aMembersPartitionGaugesFollowTheCommitAnotherMemberOfItsGroupMade() {
+    CommitGroups worker = new CommitGroups();
+    TopicPartition other = new TopicPartition(TP.topic(), 1);
+    RecordingRegistry ma = registry();
+    RecordingRegistry mb = registry();
+    DeltaSinkWriter a =
+        Writers.writer(
+            table, new FakeSinkContext(), clock::get, SinkMetrics.of(ma, clock::get), worker);
+    DeltaSinkWriter b =
+        Writers.writer(
+            table, new FakeSinkContext(), clock::get, SinkMetrics.of(mb, clock::get), worker);
+    a.open(List.of(TP));
+    b.open(List.of(other));
+    a.put(records(0, 5, clock.get()));
+    List<SinkRecord> ofB = new ArrayList<>();
+    for (long o = 0; o < 7; o++) {
+      ofB.add(
+          new SinkRecord(
+              other.topic(),
+              other.partition(),
+              null,
+              null,
+              SCHEMA,
+              new Struct(SCHEMA).put("id", 100 + o),
+              o));
+    }
+    b.put(ofB);
+    clock.addAndGet(FLUSH_MS);
+    b.put(List.of()); // b's batch is due: a round opens and waits for a's rows
+    assertEquals(-1, mb.value("committed-offset", "topic", "events", "partition", "1"));
+    a.put(List.of()); // a hands in the last awaited batch: one commit of both
+
+    // b has not been called since: its gauges say what the table holds.
+    assertEquals(6, mb.value("committed-offset", "topic", "events", "partition", "1"));
+    assertEquals(0, mb.value("uncommitted-records", "topic", "events", "partition", "1"));
+    assertEquals(4, ma.value("committed-offset", "topic", "events", "partition", "0"));
+    b.put(List.of());
+    assertEquals(6, mb.value("committed-offset", "topic", "events", "partition", "1"));
+  }
+
   private static List<SinkRecord> records(long from, long to, long timestamp) {
     List<SinkRecord> out = new ArrayList<>();
     for (long o = from; o < to; o++) {

@@ -25,6 +25,17 @@ final class Writers {
    */
   static DeltaSinkWriter writer(
       String table, FakeSinkContext ctx, LongSupplier clock, SinkMetrics metrics, String... kv) {
+    return writer(table, ctx, clock, metrics, new CommitGroups(), kv);
+  }
+
+  /** The same in the worker whose commit groups are {@code worker}. */
+  static DeltaSinkWriter writer(
+      String table,
+      FakeSinkContext ctx,
+      LongSupplier clock,
+      SinkMetrics metrics,
+      CommitGroups worker,
+      String... kv) {
     Map<String, String> p = new HashMap<>();
     p.put("name", "sink");
     p.put("delta.table.path", table);
@@ -41,6 +52,6 @@ final class Writers {
         metrics,
         RecordOrigin.ORIGINAL,
         clock,
-        new CommitGroups());
+        worker);
   }
 }
