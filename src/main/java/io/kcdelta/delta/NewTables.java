@@ -77,7 +77,25 @@ public final class NewTables {
           "_row-commit-version-col-" + UUID.randomUUID());
     }
     Metadata metadata = ColumnMapping.assign(planned.withConfiguration(configuration));
-    return new Created(protocol(features), metadata);
+    Protocol protocol = protocol(features);
+    if (protocol.minWriterVersion() >= 7 && hasNotNull(metadata.schema())) {
+      // A NOT NULL column is an invariant in Delta's terms: with table features the protocol must
+      // list it, or Spark refuses the table ("enabled in metadata but not listed in protocol").
+      features.add(TableFeature.INVARIANTS);
+      protocol = protocol(features);
+    }
+    return new Created(protocol, metadata);
+  }
+
+  private static boolean hasNotNull(io.kcdelta.schema.DeltaType type) {
+    if (type instanceof io.kcdelta.schema.StructType struct) {
+      for (io.kcdelta.schema.StructField f : struct.fields()) {
+        if (!f.nullable() || hasNotNull(f.type())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   static Protocol protocol(Set<TableFeature> features) {

@@ -255,8 +255,10 @@ class TableFeatureWritesTest {
             "deletionVectors",
             "domainMetadata",
             "inCommitTimestamp",
+            "invariants",
             "rowTracking"),
-        DeltaTables.features(conf, table));
+        DeltaTables.features(conf, table),
+        "invariants: the record's required fields are NOT NULL columns");
     assertEquals(11L, DeltaTables.txnVersions(conf, table, List.of(APP_ID)).get(APP_ID));
     assertEquals(
         List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L),
