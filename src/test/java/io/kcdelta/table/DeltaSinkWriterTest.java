@@ -609,6 +609,22 @@ class DeltaSinkWriterTest {
     assertEquals(3, DeltaTables.files(conf, table).stream().mapToLong(f -> rows(f.stats())).sum());
   }
 
+  @Test
+  void aCommitSaysWhichPrefixAndTopicsItsTxnAppIdsAreMadeOf() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx);
+    w.open(List.of(TP));
+    putAndCommit(w, List.of(record(0)));
+    String first =
+        java.nio.file.Files.readAllLines(dir.resolve("t/_delta_log/00000000000000000000.json"))
+            .get(0);
+    Map<?, ?> info =
+        (Map<?, ?>) ((Map<?, ?>) io.kcdelta.schema.JsonParser.parse(first)).get("commitInfo");
+    assertEquals(
+        Map.of("txnAppIdPrefix", "sink", "topics", List.of(TP.topic())),
+        info.get("kafkaConnectDelta"));
+  }
+
   private static long rows(String stats) {
     return Long.parseLong(stats.replaceAll(".*\"numRecords\":(\\d+).*", "$1"));
   }

@@ -118,6 +118,39 @@ class DeltaSinkStatusTest {
   }
 
   @Test
+  void withoutAConfigTheCommitsSayWherePrefixAndTopicSplitEvenWithDashesInBoth() {
+    String named = dir.resolve("named").toUri().toString();
+    io.kcdelta.delta.TableLog log =
+        new io.kcdelta.delta.TableLog(named, new Configuration(), "test");
+    log.commit(
+        (base, since) ->
+            new io.kcdelta.delta.CommitPlan(
+                io.kcdelta.delta.Metadata.create(
+                    new StructType(new StructField("id", PrimitiveType.LONG, true)),
+                    List.of(),
+                    Map.of()),
+                List.of(),
+                List.of(),
+                List.of(new io.kcdelta.delta.Txn("orders-sink-my-orders-3", 41, 0L)),
+                "WRITE",
+                Map.of(),
+                true,
+                io.kcdelta.delta.KafkaCommitInfo.of("orders-sink", List.of("my-orders"))
+                    .commitInfo()));
+
+    Result r = run("--json", named);
+    assertEquals(0, r.code, r.err);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> offset =
+        ((List<Map<String, Object>>) ((Map<String, Object>) JsonParser.parse(r.out)).get("offsets"))
+            .get(0);
+    assertEquals(
+        Map.of("prefix", "orders-sink", "topic", "my-orders", "partition", 3L),
+        pick(offset, "prefix", "topic", "partition"),
+        "the connector name alone would have split it as orders / sink-my-orders");
+  }
+
+  @Test
   void badArgumentsAndAMissingTableSaySo() {
     Result usage = run("--versions");
     assertEquals(2, usage.code);
