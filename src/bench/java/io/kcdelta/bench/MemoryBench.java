@@ -2,11 +2,11 @@ package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
 import io.kcdelta.table.FakeSinkContext;
-import io.kcdelta.table.RecordOrigin;
-import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;

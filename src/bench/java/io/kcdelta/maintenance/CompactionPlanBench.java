@@ -1,6 +1,6 @@
 package io.kcdelta.maintenance;
 
-import io.delta.standalone.actions.AddFile;
+import io.kcdelta.delta.AddFile;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -63,7 +63,7 @@ public final class CompactionPlanBench {
         live.add(file("c" + id++, bin.bytes(), clock++, false));
       }
     }
-    long small = live.stream().filter(f -> f.getSize() < target / 2).count();
+    long small = live.stream().filter(f -> f.size() < target / 2).count();
     System.out.printf(
         Locale.ROOT,
         "[compaction-plan] target %d B, %d B per flush, %d flushes per interval, %d intervals: "
@@ -81,8 +81,6 @@ public final class CompactionPlanBench {
   }
 
   private static AddFile file(String name, long size, long time, boolean dataChange) {
-    return AddFile.builder("p=a/" + name, Map.of("p", "a"), size, time, dataChange)
-        .stats("{}")
-        .build();
+    return AddFile.of("p=a/" + name, Map.of("p", "a"), size, time, dataChange, "{}");
   }
 }

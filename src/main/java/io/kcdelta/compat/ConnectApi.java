@@ -1,6 +1,6 @@
 package io.kcdelta.compat;
 
-import io.kcdelta.table.RecordOrigin;
+import io.kcdelta.record.RecordOrigin;
 import java.util.Arrays;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;

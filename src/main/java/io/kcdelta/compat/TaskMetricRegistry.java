@@ -1,6 +1,6 @@
 package io.kcdelta.compat;
 
-import io.kcdelta.table.MetricRegistry;
+import io.kcdelta.metrics.MetricRegistry;
 
 /** A task's {@link MetricRegistry}, released when the task stops. */
 public interface TaskMetricRegistry extends MetricRegistry, AutoCloseable {

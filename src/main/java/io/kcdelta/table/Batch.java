@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.kcdelta.metrics.CommitSize;
 import io.kcdelta.schema.StructType;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,10 @@ record Batch(
       StructType schema,
       List<String> partitionColumns) {
     this(files, lastOffsets, schema, partitionColumns, -1);
+  }
+
+  CommitSize size() {
+    return new CommitSize(files.size(), rows(), bytes(), newestTimestampMs);
   }
 
   long rows() {

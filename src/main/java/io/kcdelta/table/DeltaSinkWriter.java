@@ -2,14 +2,20 @@ package io.kcdelta.table;
 
 import io.kcdelta.aws.S3AccessCheck;
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.metrics.PartitionMetrics;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.ErrantRecords;
+import io.kcdelta.record.RecordCheck;
+import io.kcdelta.record.RecordCheck.Errant;
+import io.kcdelta.record.RecordCheck.Row;
+import io.kcdelta.record.RecordCheck.Verdict;
+import io.kcdelta.record.RecordOrigin;
+import io.kcdelta.record.TableState;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Failed;
 import io.kcdelta.table.DeltaCommitter.Fenced;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import io.kcdelta.table.DeltaCommitter.TableChangedException;
-import io.kcdelta.table.RecordCheck.Errant;
-import io.kcdelta.table.RecordCheck.Row;
-import io.kcdelta.table.RecordCheck.Verdict;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -444,7 +450,7 @@ public final class DeltaSinkWriter {
     if (outcome instanceof Committed c) {
       offsets.durable(batch.lastOffsets());
       table.committed(batch);
-      table.metrics.committed(batch, c.version(), c.rebased(), entry.latencyMs());
+      table.metrics.committed(batch.size(), c.version(), c.rebased(), entry.latencyMs());
       ProtocolLog.committed(table, c.version(), batch, entry);
     } else if (outcome instanceof Fenced f) {
       table.files.deleteUncommitted(batch.files());

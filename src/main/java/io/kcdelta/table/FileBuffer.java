@@ -4,6 +4,7 @@ import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.ParquetFileWriter;
+import io.kcdelta.record.RecordLayout;
 import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.util.ArrayList;

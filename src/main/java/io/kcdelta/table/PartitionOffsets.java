@@ -1,5 +1,7 @@
 package io.kcdelta.table;
 
+import io.kcdelta.metrics.PartitionMetrics;
+import io.kcdelta.metrics.SinkMetrics;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

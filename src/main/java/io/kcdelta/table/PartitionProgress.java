@@ -1,5 +1,7 @@
 package io.kcdelta.table;
 
+import io.kcdelta.metrics.PartitionMetrics;
+
 /**
  * Where one assigned Kafka partition stands. {@code committed} is the offset of the last record
  * whose effect is durable in the Delta log (the txn version), -1 when the table holds none of this

@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.kcdelta.metrics.SinkMetrics;
 import java.util.Locale;
 
 /** Names the service behind a failure, so the task's error says what the operator should check. */

@@ -1,6 +1,9 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.metrics.TableMetrics;
+import io.kcdelta.record.TableState;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;
 import java.io.IOException;
@@ -126,7 +129,7 @@ final class Table {
 
   void committed(Batch batch) {
     files.committed(batch);
-    state.committed(batch);
+    state.committed(batch.schema(), batch.partitionColumns());
   }
 
   /** Drops the buffered batch. */

@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import io.kcdelta.aws.AwsAuthFailures;
+import io.kcdelta.metrics.SinkMetrics;
 import io.kcdelta.retry.Backoff;
 import io.kcdelta.retry.RetryBudget;
 import io.kcdelta.retry.RetryPolicy;

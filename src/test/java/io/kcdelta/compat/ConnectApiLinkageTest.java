@@ -63,15 +63,15 @@ class ConnectApiLinkageTest {
   static final List<Allowed> ALLOWED =
       List.of(
           new Allowed(
-              "io.kcdelta.table.RecordOrigin$1",
+              "io.kcdelta.record.RecordOrigin$1",
               SINK_RECORD + ".originalTopic ()Ljava/lang/String;",
               ON_36),
           new Allowed(
-              "io.kcdelta.table.RecordOrigin$1",
+              "io.kcdelta.record.RecordOrigin$1",
               SINK_RECORD + ".originalKafkaPartition ()Ljava/lang/Integer;",
               ON_36),
           new Allowed(
-              "io.kcdelta.table.RecordOrigin$1", SINK_RECORD + ".originalKafkaOffset ()J", ON_36),
+              "io.kcdelta.record.RecordOrigin$1", SINK_RECORD + ".originalKafkaOffset ()J", ON_36),
           new Allowed("io.kcdelta.compat.PluginMetricRegistry", PLUGIN_METRICS, ON_41),
           new Allowed(
               "io.kcdelta.compat.ConnectApi",
@@ -208,7 +208,7 @@ class ConnectApiLinkageTest {
                     p.ref()
                         .line()
                         .equals(
-                            "io.kcdelta.table.RecordOrigin$1 → "
+                            "io.kcdelta.record.RecordOrigin$1 → "
                                 + SINK_RECORD
                                 + ".originalTopic ()Ljava/lang/String;")),
         "RecordOrigin$1 → SinkRecord.originalTopic");

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.kcdelta.metrics.MetricRegistry;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import io.kcdelta.table.FakeSinkContext;
-import io.kcdelta.table.MetricRegistry;
-import io.kcdelta.table.RecordOrigin;
-import io.kcdelta.table.SinkMetrics;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.HashMap;

@@ -11,7 +11,7 @@ import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
-import io.kcdelta.table.MetricCatalog;
+import io.kcdelta.metrics.MetricCatalog;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

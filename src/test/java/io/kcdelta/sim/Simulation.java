@@ -2,12 +2,12 @@ package io.kcdelta.sim;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.metrics.RecordingRegistry;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import io.kcdelta.sim.SimFaults.Kind;
 import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
-import io.kcdelta.table.RecordOrigin;
-import io.kcdelta.table.RecordingRegistry;
-import io.kcdelta.table.SinkMetrics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

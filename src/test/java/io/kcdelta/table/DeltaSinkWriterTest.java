@@ -9,6 +9,8 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import io.kcdelta.testutil.DeltaTables;
 import io.kcdelta.testutil.ParquetRows;
 import io.kcdelta.testutil.StandaloneTypes;

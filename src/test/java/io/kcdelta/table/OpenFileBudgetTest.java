@@ -7,6 +7,8 @@ import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.metrics.RecordingRegistry;
+import io.kcdelta.metrics.SinkMetrics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

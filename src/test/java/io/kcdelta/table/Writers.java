@@ -2,6 +2,8 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.HadoopConfigurationFactory;
+import io.kcdelta.metrics.SinkMetrics;
+import io.kcdelta.record.RecordOrigin;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

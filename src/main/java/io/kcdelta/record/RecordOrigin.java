@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -24,7 +24,7 @@ public enum RecordOrigin {
     }
 
     @Override
-    String unopenedPartitionHint() {
+    public String unopenedPartitionHint() {
       return "";
     }
   },
@@ -44,7 +44,7 @@ public enum RecordOrigin {
     }
 
     @Override
-    String unopenedPartitionHint() {
+    public String unopenedPartitionHint() {
       return " Before Connect 3.6 a sink cannot tell which partition a record was consumed from, so an SMT"
           + " that renames the topic or changes the partition (RegexRouter, TimestampRouter, ...) cannot be"
           + " used with this connector on this worker: remove it, or run the connector on Connect 3.6 or later.";
@@ -59,10 +59,10 @@ public enum RecordOrigin {
    * Why a record may name a partition the task never opened, with these coordinates ("" if no
    * reason).
    */
-  abstract String unopenedPartitionHint();
+  public abstract String unopenedPartitionHint();
 
   /** The task's failure for a record of a partition that open() never named. */
-  ConnectException notOpened(SinkRecord r) {
+  public ConnectException notOpened(SinkRecord r) {
     return new ConnectException(
         "Connect delivered "
             + describe(r)

@@ -1,7 +1,7 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
-import io.kcdelta.table.SinkMetrics.ErrantCause;
-import io.kcdelta.table.SinkMetrics.Service;
+import io.kcdelta.metrics.SinkMetrics.ErrantCause;
+import io.kcdelta.metrics.SinkMetrics.Service;
 import java.util.List;
 import org.apache.kafka.common.TopicPartition;
 

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,7 +28,7 @@ import org.apache.kafka.common.metrics.stats.Rate;
  */
 public final class SinkMetrics {
   /** Why a record could not be a row (the {@code cause} tag of errant records). */
-  enum ErrantCause {
+  public enum ErrantCause {
     /** A tombstone under {@code behavior.on.null.values=fail}. */
     NULL_VALUE("null-value"),
     /** Neither a Struct nor a JSON object. */
@@ -46,7 +46,7 @@ public final class SinkMetrics {
   }
 
   /** The service behind a retried failure (the {@code service} tag of retries). */
-  enum Service {
+  public enum Service {
     S3("s3"),
     DYNAMODB("dynamodb"),
     /** Any other storage (a file:// table), or a cause that names no service. */
@@ -114,7 +114,7 @@ public final class SinkMetrics {
   }
 
   /** With a clock of the caller's (tests). */
-  static SinkMetrics of(MetricRegistry metrics, LongSupplier clock) {
+  public static SinkMetrics of(MetricRegistry metrics, LongSupplier clock) {
     return new SinkMetrics(metrics, clock);
   }
 
@@ -122,25 +122,25 @@ public final class SinkMetrics {
    * The metrics of the task's writes to this table, for the task's life: a table the task stops
    * writing after a rebalance keeps its counts (Connect's metrics count since the task started).
    */
-  TableMetrics forTable(String path) {
+  public TableMetrics forTable(String path) {
     return tables.computeIfAbsent(path, p -> new TableMetrics(this, p));
   }
 
-  PartitionMetrics forPartition(TopicPartition tp) {
+  public PartitionMetrics forPartition(TopicPartition tp) {
     return new PartitionMetrics(this, tp);
   }
 
   // ---------------------------------------------------------------- task totals
 
-  void recordAccepted() {
+  public void recordAccepted() {
     record(accepted, 1);
   }
 
-  void recordSkipped() {
+  public void recordSkipped() {
     record(skipped, 1);
   }
 
-  void recordErrant(ErrantCause cause) {
+  public void recordErrant(ErrantCause cause) {
     record(errant, 1);
     record(
         errantByCause.computeIfAbsent(
@@ -148,19 +148,19 @@ public final class SinkMetrics {
         1);
   }
 
-  void recordCommit(Batch batch, long millis) {
+  public void recordCommit(CommitSize batch, long millis) {
     record(commits, 1);
     record(committedRows, batch.rows());
     record(committedBytes, batch.bytes());
     record(commitLatency, millis);
   }
 
-  void recordFenced() {
+  public void recordFenced() {
     record(fenced, 1);
   }
 
   /** A failed attempt of a table's commit, upload or read, retried later. */
-  void recordRetry(Service service) {
+  public void recordRetry(Service service) {
     record(
         retries.computeIfAbsent(
             service, x -> counter("retries", RETRIES, Map.of("service", x.tag))),
@@ -168,7 +168,7 @@ public final class SinkMetrics {
   }
 
   /** A run of failures that ended in a success after {@code millis}. */
-  void recordRecovered(Service service, long millis) {
+  public void recordRecovered(Service service, long millis) {
     record(
         retryTime.computeIfAbsent(
             service,
@@ -180,25 +180,25 @@ public final class SinkMetrics {
 
   // ---------------------------------------------------------------- helpers for the tagged sets
 
-  long now() {
+  public long now() {
     return clock.getAsLong();
   }
 
   /** A sensor of this task, null when recording nothing. */
-  Sensor sensor(String name) {
+  public Sensor sensor(String name) {
     return registry == null ? null : registry.sensor(name);
   }
 
-  MetricName name(String name, String description) {
+  public MetricName name(String name, String description) {
     return name(name, description, Map.of());
   }
 
-  MetricName name(String name, String description, Map<String, String> tags) {
+  public MetricName name(String name, String description, Map<String, String> tags) {
     return registry.metricName(name, description, tags);
   }
 
   /** A sensor with one {@code <metric>-total} sum. */
-  Sensor total(String sensorName, String metric, String what, Map<String, String> tags) {
+  public Sensor total(String sensorName, String metric, String what, Map<String, String> tags) {
     Sensor s = sensor(sensorName);
     if (s != null) {
       s.add(name(metric + "-total", what, tags), new CumulativeSum());
@@ -211,7 +211,7 @@ public final class SinkMetrics {
     return counter(name, what, Map.of());
   }
 
-  Sensor counter(String name, String what, Map<String, String> tags) {
+  public Sensor counter(String name, String what, Map<String, String> tags) {
     Sensor s = sensor(tags.isEmpty() ? name : name + ":" + tags);
     if (s != null) {
       s.add(name(name + "-total", "total " + what, tags), new CumulativeSum());
@@ -224,7 +224,7 @@ public final class SinkMetrics {
    * Registers gauges; returns what {@link #remove} takes to unregister them (empty when recording
    * nothing).
    */
-  List<MetricName> gauges(Map<String, String> tags, List<GaugeSpec> specs) {
+  public List<MetricName> gauges(Map<String, String> tags, List<GaugeSpec> specs) {
     List<MetricName> names = new ArrayList<>();
     if (registry == null) {
       return names;
@@ -238,16 +238,16 @@ public final class SinkMetrics {
   }
 
   /** One gauge: its name, description and value. */
-  record GaugeSpec(String name, String description, Gauge<? extends Number> value) {}
+  public record GaugeSpec(String name, String description, Gauge<? extends Number> value) {}
 
-  void remove(List<MetricName> gauges) {
+  public void remove(List<MetricName> gauges) {
     if (registry != null) {
       gauges.forEach(registry::removeMetric);
     }
   }
 
   /** Tags in the order given: the order of the MBean name's keys, which exporters match on. */
-  static Map<String, String> tags(String... keysAndValues) {
+  public static Map<String, String> tags(String... keysAndValues) {
     Map<String, String> tags = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
       tags.put(keysAndValues[i], keysAndValues[i + 1]);
@@ -255,7 +255,7 @@ public final class SinkMetrics {
     return tags;
   }
 
-  static void record(Sensor sensor, double value) {
+  public static void record(Sensor sensor, double value) {
     if (sensor != null) {
       sensor.record(value);
     }

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.delta.ColumnMapping;
@@ -23,7 +23,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  * What the task knows of one Delta table: its log, its schema and partitioning as last read or
  * committed, and how each Connect record schema maps onto it.
  */
-final class TableState {
+public final class TableState {
   /**
    * Layouts are cached per Connect schema instance. Converters usually reuse instances, but one
    * that builds a new instance per record would grow the cache without bound between rebalances:
@@ -57,7 +57,7 @@ final class TableState {
 
   private final Map<Schema, RecordLayout> layouts = new IdentityHashMap<>();
 
-  TableState(String path, DeltaSinkConfig config) {
+  public TableState(String path, DeltaSinkConfig config) {
     this.path = path;
     this.root = new Path(path);
     this.config = config;
@@ -65,11 +65,11 @@ final class TableState {
     this.partitionColumns = tablePartitionColumns;
   }
 
-  String path() {
+  public String path() {
     return path;
   }
 
-  Path root() {
+  public Path root() {
     return root;
   }
 
@@ -80,7 +80,7 @@ final class TableState {
    * verdict) and must be committed again with its schema. Forgetting it there lost a batch's rows,
    * or killed the task, when a partition of the table was opened meanwhile (issue 35).
    */
-  void refresh(Metadata metadata, Set<String> statsColumns, boolean nothingHeld) {
+  public void refresh(Metadata metadata, Set<String> statsColumns, boolean nothingHeld) {
     tableMetadata = metadata;
     this.statsColumns = statsColumns;
     if (metadata == null || metadata.schema() == null) {
@@ -96,25 +96,25 @@ final class TableState {
   }
 
   /** The task holds no rows of the table any more: the next rows start from the table's schema. */
-  void batchDropped() {
+  public void batchDropped() {
     batchSchema = tableSchema;
     partitionColumns = tablePartitionColumns;
     layouts.clear();
   }
 
-  /** The batch is in the table: its schema and partitioning are the table's now. */
-  void committed(Batch batch) {
-    if (batch.schema() != null) {
-      tableSchema = batch.schema();
-      tablePartitionColumns = batch.partitionColumns();
+  /** A batch is in the table: its schema and partitioning are the table's now. */
+  public void committed(StructType schema, List<String> partitionColumns) {
+    if (schema != null) {
+      tableSchema = schema;
+      tablePartitionColumns = partitionColumns;
     }
   }
 
-  StructType batchSchema() {
+  public StructType batchSchema() {
     return batchSchema;
   }
 
-  List<String> partitionColumns() {
+  public List<String> partitionColumns() {
     return partitionColumns;
   }
 
@@ -122,7 +122,7 @@ final class TableState {
    * Checks that records of this schema fit the table, without touching any file. Throws a {@link
    * org.apache.kafka.connect.errors.DataException} naming what to fix when they do not.
    */
-  RecordLayout layoutFor(Schema valueSchema) {
+  public RecordLayout layoutFor(Schema valueSchema) {
     RecordLayout layout = layouts.get(valueSchema);
     if (layout == null) {
       layout = planLayout(valueSchema);
@@ -134,7 +134,7 @@ final class TableState {
     return layout;
   }
 
-  int cachedLayouts() {
+  public int cachedLayouts() {
     return layouts.size();
   }
 
@@ -202,7 +202,7 @@ final class TableState {
   }
 
   /** Whether data files use physical names and field ids (column mapping in name or id mode). */
-  boolean mapsColumns() {
+  public boolean mapsColumns() {
     String mode = property(ColumnMapping.MODE);
     return mode != null && !mode.trim().equalsIgnoreCase("none");
   }

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.schema.JsonParser;
@@ -27,7 +27,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * inferred from all the records of the first batch (so 1 and 1.5 in one field make a double column,
  * and a field that is null throughout waits for a value).
  */
-final class SchemalessRows {
+public final class SchemalessRows {
   private final UnknownFields unknown;
 
   /** Added columns (metadata, key, date; lower case): not the value's to fill. */
@@ -44,7 +44,7 @@ final class SchemalessRows {
 
   private static final int MAX_CACHED = 256;
 
-  SchemalessRows(DeltaSinkConfig config, Set<String> reserved) {
+  public SchemalessRows(DeltaSinkConfig config, Set<String> reserved) {
     this.unknown = config.schemalessUnknownFields();
     this.reserved = reserved;
   }
@@ -56,7 +56,7 @@ final class SchemalessRows {
    * A JSON object without a schema: a Map (JsonConverter, schemas.enable=false) or JSON text
    * (StringConverter, or a string value without schema).
    */
-  static boolean isSchemaless(SinkRecord record) {
+  public static boolean isSchemaless(SinkRecord record) {
     Object value = record.value();
     Schema schema = record.valueSchema();
     return (value instanceof Map && schema == null)
@@ -91,7 +91,8 @@ final class SchemalessRows {
    * Before a put() batch: for each table without a schema yet, infers one from all of the batch's
    * schemaless records for it.
    */
-  void inferNewTables(Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
+  public void inferNewTables(
+      Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
     seeds.clear();
     parsed.clear();
     for (SinkRecord r : records) {
@@ -123,7 +124,7 @@ final class SchemalessRows {
    *
    * @throws DataException naming the key, value and column type that do not fit
    */
-  Struct row(SinkRecord record, TableState table) {
+  public Struct row(SinkRecord record, TableState table) {
     Map<?, ?> json = jsonOf(record);
     Schema target = targetFor(table, json);
     Struct row = SchemalessJson.struct(json, target, "");

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * <p>Every added column is nullable: a table keeps its columns when the settings change, and rows
  * written without them must still fit.
  */
-final class RecordColumns {
+public final class RecordColumns {
   private static final long DAY_MS = 86_400_000L;
 
   static final Schema HEADER =
@@ -70,13 +70,13 @@ final class RecordColumns {
   }
 
   /** The configured columns; null when none is configured (rows are the values as they are). */
-  static RecordColumns of(DeltaSinkConfig config, RecordOrigin origin) {
+  public static RecordColumns of(DeltaSinkConfig config, RecordOrigin origin) {
     RecordColumns columns = new RecordColumns(config, origin);
     return columns.added.isEmpty() ? null : columns;
   }
 
   /** The added columns' names, lower case. */
-  Set<String> names() {
+  public Set<String> names() {
     return Set.copyOf(added.keySet());
   }
 
@@ -91,7 +91,7 @@ final class RecordColumns {
    *
    * @throws DataException when a field of the value has the name of an added column
    */
-  Struct row(SinkRecord record, Struct value) {
+  public Struct row(SinkRecord record, Struct value) {
     Shape shape = shapeFor(value.schema(), keyColumn == null ? null : record.keySchema());
     Struct row = new Struct(shape.schema);
     List<Field> valueFields = value.schema().fields();

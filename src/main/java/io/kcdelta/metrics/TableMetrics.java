@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import java.util.List;
 import java.util.Map;
@@ -14,7 +14,7 @@ import org.apache.kafka.common.metrics.stats.Percentiles.BucketSizing;
  * What one task does to one table, tagged {@code table=<path>}: its commits, how fresh the table
  * is, and what the task holds for it in memory. Commit figures also count into the task's totals.
  */
-final class TableMetrics {
+public final class TableMetrics {
   /** The p99 histogram spans 0..5 min; linear buckets are finest where commits usually are. */
   private static final int HISTOGRAM_BYTES = 4_000;
 
@@ -44,7 +44,7 @@ final class TableMetrics {
   private volatile long bufferedRows;
   private volatile long bufferedBytes;
 
-  TableMetrics(SinkMetrics task, String path) {
+  public TableMetrics(SinkMetrics task, String path) {
     this.task = task;
     this.prefix = "table:" + path + ":";
     Map<String, String> tags = Map.of("table", path);
@@ -168,22 +168,22 @@ final class TableMetrics {
   // ---------------------------------------------------------------- events
 
   /** A record was taken for the table at {@code nowMs}. */
-  void received(long nowMs) {
+  public void received(long nowMs) {
     if (pendingSinceMs < 0) {
       pendingSinceMs = nowMs;
     }
   }
 
-  void handedIn() {
+  public void handedIn() {
     SinkMetrics.record(attempts, 1);
   }
 
-  void committed(Batch batch, long version, boolean rebased, long latencyMs) {
+  public void committed(CommitSize batch, long version, boolean rebased, long latencyMs) {
     task.recordCommit(batch, latencyMs);
     SinkMetrics.record(committed, 1);
     SinkMetrics.record(rows, batch.rows());
     SinkMetrics.record(bytes, batch.bytes());
-    SinkMetrics.record(files, batch.files().size());
+    SinkMetrics.record(files, batch.files());
     SinkMetrics.record(latency, latencyMs);
     if (rebased) {
       SinkMetrics.record(conflicts, 1);
@@ -195,32 +195,32 @@ final class TableMetrics {
     newestCommittedTimestampMs = Math.max(newestCommittedTimestampMs, batch.newestTimestampMs());
   }
 
-  void fenced(long latencyMs) {
+  public void fenced(long latencyMs) {
     task.recordFenced();
     SinkMetrics.record(fenced, 1);
     SinkMetrics.record(latency, latencyMs);
   }
 
-  void failed() {
+  public void failed() {
     SinkMetrics.record(failures, 1);
   }
 
-  void finishedEarly() {
+  public void finishedEarly() {
     SinkMetrics.record(finishedEarly, 1);
   }
 
   /** The table's current run of failures started at {@code sinceMs}. */
-  void failing(long sinceMs) {
+  public void failing(long sinceMs) {
     failingSinceMs = sinceMs;
   }
 
   /** A failed attempt, to be retried. */
-  void retried(SinkMetrics.Service service) {
+  public void retried(SinkMetrics.Service service) {
     task.recordRetry(service);
   }
 
   /** The run of failures ended in a success after {@code millis}. */
-  void recovered(SinkMetrics.Service service, long millis) {
+  public void recovered(SinkMetrics.Service service, long millis) {
     failingSinceMs = -1;
     task.recordRecovered(service, millis);
   }
@@ -230,7 +230,7 @@ final class TableMetrics {
    *
    * @param pendingSinceMs when the oldest record not durable yet was taken (-1: none)
    */
-  void holding(long pendingSinceMs, int openFiles, long rows, long bytes) {
+  public void holding(long pendingSinceMs, int openFiles, long rows, long bytes) {
     this.pendingSinceMs = pendingSinceMs;
     this.openFiles = openFiles;
     this.bufferedRows = rows;
@@ -241,7 +241,7 @@ final class TableMetrics {
    * The task writes no more to the table (its partitions moved on): it holds nothing for it, and
    * its staleness is no longer the table's.
    */
-  void idle() {
+  public void idle() {
     holding(-1, 0, 0, 0);
     failingSinceMs = -1;
     newestCommittedTimestampMs = -1;

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import java.util.Map;
 import org.apache.kafka.common.MetricName;
@@ -12,13 +12,13 @@ import org.apache.kafka.common.metrics.Sensor;
  */
 public interface MetricRegistry {
   /** The sensor of this name, created on first use; names are the task's own. */
-  Sensor sensor(String name);
+  public Sensor sensor(String name);
 
   /** A metric of this task with more tags (e.g. the table), after the connector and task tags. */
-  MetricName metricName(String name, String description, Map<String, String> tags);
+  public MetricName metricName(String name, String description, Map<String, String> tags);
 
   /** A metric whose value is read when asked for (a gauge), not recorded by a sensor. */
-  void addMetric(MetricName name, MetricValueProvider<?> value);
+  public void addMetric(MetricName name, MetricValueProvider<?> value);
 
-  void removeMetric(MetricName name);
+  public void removeMetric(MetricName name);
 }

@@ -1,8 +1,8 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
-import io.kcdelta.table.SinkMetrics.ErrantCause;
+import io.kcdelta.metrics.SinkMetrics.ErrantCause;
 import java.util.Collection;
 import java.util.Set;
 import java.util.function.Function;
@@ -14,19 +14,19 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * Decides what a record becomes in its table: a row, nothing (an ignored tombstone), or an errant
  * record.
  */
-final class RecordCheck {
+public final class RecordCheck {
 
   /** The outcome for one record. */
-  sealed interface Verdict permits Row, Ignored, Errant {}
+  public sealed interface Verdict permits Row, Ignored, Errant {}
 
   /** A row, laid out for the table. */
-  record Row(Struct value, RecordLayout layout) implements Verdict {}
+  public record Row(Struct value, RecordLayout layout) implements Verdict {}
 
   /** A tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
-  record Ignored() implements Verdict {}
+  public record Ignored() implements Verdict {}
 
   /** A record that cannot be a row of this table; the problem says what to fix. */
-  record Errant(DataException problem, ErrantCause cause) implements Verdict {}
+  public record Errant(DataException problem, ErrantCause cause) implements Verdict {}
 
   private static final Ignored IGNORED = new Ignored();
 
@@ -38,7 +38,7 @@ final class RecordCheck {
 
   private final SchemalessRows schemaless;
 
-  RecordCheck(DeltaSinkConfig config, RecordOrigin origin) {
+  public RecordCheck(DeltaSinkConfig config, RecordOrigin origin) {
     this.nullValues = config.nullValueBehavior();
     this.origin = origin;
     this.columns = RecordColumns.of(config, origin);
@@ -46,11 +46,12 @@ final class RecordCheck {
   }
 
   /** Before the records of a put() are checked one by one (see {@link SchemalessRows}). */
-  void beforeBatch(Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
+  public void beforeBatch(
+      Collection<SinkRecord> records, Function<SinkRecord, TableState> tableOf) {
     schemaless.inferNewTables(records, tableOf);
   }
 
-  Verdict check(SinkRecord record, TableState table) {
+  public Verdict check(SinkRecord record, TableState table) {
     Object value = record.value();
     if (value == null) {
       return nullValues == NullValueBehavior.FAIL
@@ -101,7 +102,7 @@ final class RecordCheck {
   }
 
   /** A record whose schema or value the table cannot take. */
-  Errant cannotBeWritten(
+  public Errant cannotBeWritten(
       SinkRecord record, TableState table, DataException cause, ErrantCause kind) {
     return new Errant(
         new DataException(

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import java.util.List;
 import org.apache.kafka.common.MetricName;
@@ -10,7 +10,7 @@ import org.apache.kafka.common.TopicPartition;
  * received to the log end, is the consumer's {@code records-lag} metric (Connect does not give a
  * sink task its consumer).
  */
-final class PartitionMetrics {
+public final class PartitionMetrics {
   private final SinkMetrics task;
   private final List<MetricName> gauges;
 
@@ -18,7 +18,7 @@ final class PartitionMetrics {
   private volatile long committed = -1;
   private volatile long received = -1;
 
-  PartitionMetrics(SinkMetrics task, TopicPartition tp) {
+  public PartitionMetrics(SinkMetrics task, TopicPartition tp) {
     this.task = task;
     gauges =
         task.gauges(
@@ -45,19 +45,19 @@ final class PartitionMetrics {
    * Publishes where the partition stands. The committed offset only grows while the partition is
    * assigned: a commit of another member of the group may have published a newer one first.
    */
-  void update(long committed, long received) {
+  public void update(long committed, long received) {
     committedAtLeast(committed);
     this.received = received;
   }
 
   /** A commit made {@code offset} durable; from any thread. */
-  synchronized void committedAtLeast(long offset) {
+  public synchronized void committedAtLeast(long offset) {
     if (offset > committed) {
       committed = offset;
     }
   }
 
-  void close() {
+  public void close() {
     task.remove(gauges);
   }
 }

@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.metrics;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +29,7 @@ public final class RecordingRegistry implements MetricRegistry, AutoCloseable {
   }
 
   /** Gauges read at {@code clock}'s time, the writer's. */
-  RecordingRegistry(LongSupplier clock) {
+  public RecordingRegistry(LongSupplier clock) {
     Time time =
         new Time() {
           @Override
@@ -77,7 +77,7 @@ public final class RecordingRegistry implements MetricRegistry, AutoCloseable {
   }
 
   /** The value of a published metric; {@code tags}: more tags as key, value pairs. */
-  double value(String name, String... tags) {
+  public double value(String name, String... tags) {
     KafkaMetric metric = metric(name, tags);
     if (metric == null) {
       throw new AssertionError("no metric " + name + " " + List.of(tags));
@@ -86,7 +86,7 @@ public final class RecordingRegistry implements MetricRegistry, AutoCloseable {
   }
 
   /** The published metric, or null. */
-  KafkaMetric metric(String name, String... tags) {
+  public KafkaMetric metric(String name, String... tags) {
     return metrics.metric(metrics.metricName(name, "plugins", "", all(SinkMetrics.tags(tags))));
   }
 

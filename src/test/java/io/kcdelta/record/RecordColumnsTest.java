@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

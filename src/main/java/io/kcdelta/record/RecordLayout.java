@@ -1,4 +1,4 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
 import io.kcdelta.schema.FileColumns;
 import io.kcdelta.schema.PartitionValues;
@@ -14,11 +14,11 @@ import org.apache.kafka.connect.data.Struct;
  * columns (in the table's order), kept out of the Parquet file as Delta requires, and the table's
  * columns their files hold (names, ids and types in the file).
  */
-record RecordLayout(
+public record RecordLayout(
     Schema valueSchema, List<Field> partitionFields, Set<String> excluded, FileColumns columns) {
 
   /** The record's partition values, formatted as Delta stores them; the key of its open file. */
-  List<String> partitionKey(Struct value) {
+  public List<String> partitionKey(Struct value) {
     if (partitionFields.isEmpty()) {
       return List.of();
     }

@@ -1,5 +1,6 @@
-package io.kcdelta.table;
+package io.kcdelta.record;
 
+import io.kcdelta.metrics.SinkMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -15,17 +16,17 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * first waits for the reports of the records it covers, so no offset becomes durable before its
  * report.
  */
-final class ErrantRecords {
+public final class ErrantRecords {
   private final ErrantRecordReporter reporter;
   private final SinkMetrics metrics;
   private final List<Future<Void>> pending = new ArrayList<>();
 
-  ErrantRecords(ErrantRecordReporter reporter, SinkMetrics metrics) {
+  public ErrantRecords(ErrantRecordReporter reporter, SinkMetrics metrics) {
     this.reporter = reporter;
     this.metrics = metrics;
   }
 
-  void report(SinkRecord record, RecordCheck.Errant errant) {
+  public void report(SinkRecord record, RecordCheck.Errant errant) {
     metrics.recordErrant(errant.cause());
     if (reporter == null) {
       throw errant.problem();
@@ -33,7 +34,7 @@ final class ErrantRecords {
     pending.add(reporter.report(record, errant.problem()));
   }
 
-  void awaitReports() {
+  public void awaitReports() {
     for (Future<Void> f : pending) {
       try {
         f.get();
