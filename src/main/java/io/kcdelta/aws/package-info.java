@@ -5,8 +5,8 @@
  * what an authentication or authorization failure means, said in words an operator can act on.
  *
  * <p>A leaf beside {@code retry}: it imports nothing of ours but {@code retry}, so the log store,
- * which must stand alone in a Spark or Delta Standalone job, may use it. It reads everything from
- * the Hadoop {@code Configuration} ({@link io.kcdelta.aws.AwsIdentityKeys}), which is how S3A and
- * the log store are configured anyway.
+ * which must stand alone in a Spark job, may use it. It reads everything from the Hadoop {@code
+ * Configuration} ({@link io.kcdelta.aws.AwsIdentityKeys}), which is how S3A and the log store are
+ * configured anyway.
  */
 package io.kcdelta.aws;

@@ -13,8 +13,9 @@ import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * Translates the connector's settings into the Hadoop Configuration that Delta Standalone, Parquet,
- * S3A and the log store read. {@code hadoop.<key>} settings are applied last, so they win.
+ * Translates the connector's settings into the Hadoop Configuration that the Delta layer (and Delta
+ * Kernel), Parquet, S3A and the log store read. {@code hadoop.<key>} settings are applied last, so
+ * they win.
  */
 public final class HadoopConfigurationFactory {
 

@@ -14,9 +14,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /**
  * One DynamoDB client per JVM and distinct connection settings.
  *
- * <p>Delta Standalone builds a new LogStore for every {@code DeltaLog} instance; a client per store
- * would mean a connection pool per table handle. Clients live as long as the JVM (a Connect worker
- * reuses them across task restarts), so they are never closed.
+ * <p>Delta Kernel builds a new LogStore for every call that lists or checkpoints a log; a client
+ * per store would mean a connection pool per table handle. Clients live as long as the JVM (a
+ * Connect worker reuses them across task restarts), so they are never closed.
  */
 final class DynamoDbClients {
 

@@ -27,11 +27,11 @@ import software.amazon.awssdk.core.exception.SdkException;
  *
  * <h2>Enabling it</h2>
  *
- * Delta Standalone 3.3.2 picks the LogStore of a path's scheme from the Hadoop key {@code
- * delta.logStore.<scheme>.impl} (also accepted with a {@code spark.} prefix), so for {@code s3a://}
- * tables set {@value DynamoDbLogStoreKeys#LOG_STORE_S3A_IMPL} (and for {@code s3://} {@value
- * DynamoDbLogStoreKeys#LOG_STORE_S3_IMPL}) to {@code io.kcdelta.logstore.DynamoDbLogStore}. The
- * remaining keys are in {@link DynamoDbLogStoreKeys}.
+ * The connector's Delta layer (and Kernel, and Spark) picks the LogStore of a path's scheme from
+ * the Hadoop key {@code delta.logStore.<scheme>.impl} (also accepted with a {@code spark.} prefix),
+ * so for {@code s3a://} tables set {@value DynamoDbLogStoreKeys#LOG_STORE_S3A_IMPL} (and for {@code
+ * s3://} {@value DynamoDbLogStoreKeys#LOG_STORE_S3_IMPL}) to {@code
+ * io.kcdelta.logstore.DynamoDbLogStore}. The remaining keys are in {@link DynamoDbLogStoreKeys}.
  *
  * <h2>Writing version N (overwrite=false)</h2>
  *
@@ -43,8 +43,8 @@ import software.amazon.awssdk.core.exception.SdkException;
  *       FileSystemException}.
  *   <li>Actions go to {@code _delta_log/.tmp/N.json.<uuid>}, then a PutItem {@code
  *       complete="false"} conditional on the key being absent. Condition failed → {@link
- *       FileAlreadyExistsException} (Delta Standalone rebases). Past this point the version is
- *       ours.
+ *       FileAlreadyExistsException} (the writer tries the next version). Past this point the
+ *       version is ours.
  *   <li>Copy the temp file to {@code N.json}.
  *   <li>PutItem {@code complete="true"} with {@code expireTime}.
  * </ol>
@@ -59,7 +59,7 @@ public class DynamoDbLogStore extends S3CommitLogStore {
   private static final Logger LOG = LoggerFactory.getLogger(DynamoDbLogStore.class);
 
   /**
-   * Static: Delta Standalone creates one store per DeltaLog, but the files they guard are shared.
+   * Static: there is one store per table log and Kernel call, but the files they guard are shared.
    */
   private static final PathLocks LOCKS = new PathLocks();
 
@@ -68,7 +68,10 @@ public class DynamoDbLogStore extends S3CommitLogStore {
   private final DynamoDbLogEntries entries;
   private final CommitHook hook;
 
-  /** The constructor Delta Standalone calls reflectively. Connects lazily; never blocks here. */
+  /**
+   * The constructor Delta's writers and Kernel call reflectively. Connects lazily; never blocks
+   * here.
+   */
   public DynamoDbLogStore(Configuration hadoopConf) {
     this(hadoopConf, CommitHook.NONE);
   }

@@ -22,26 +22,26 @@ import org.apache.hadoop.fs.Path;
  * for every writer of the machine (the tasks of a connector, other workers, other connectors): the
  * commit is written to a temp file, which is then hard-linked to its name. The kernel refuses the
  * link when the name exists, so exactly one writer gets each version and the others get {@link
- * FileAlreadyExistsException}, on which Delta Standalone rebases.
+ * FileAlreadyExistsException}, on which the connector's commit is planned again on the winner's.
  *
  * <p>Why not Delta's default for {@code file://} ({@code HDFSLogStore}): it checks that N.json is
  * absent and then renames its temp file onto it. A local rename replaces an existing file, so two
  * writers that pass the check together both "win" version N and the second overwrites the first's
  * commit, rows and txn offsets included. Delta's {@code LocalLogStore} closes that gap only among
- * the writers of one store instance, and Delta Standalone makes one per {@code DeltaLog}. Seen: the
- * group bench with group commit off (64 tasks, each its own DeltaLog) read a commit file whose
- * checksum file belonged to another writer's version of it.
+ * the writers of one store instance, and every table log (and every Kernel call) makes its own.
+ * Seen: the group bench with group commit off (64 tasks, each its own DeltaLog) read a commit file
+ * whose checksum file belonged to another writer's version of it.
  *
  * <p>Enabled for {@code delta.log.store=filesystem} through {@value #LOG_STORE_FILE_IMPL}. Writers
  * that use another store on the same table (Spark's default) do not exclude each other with it.
  */
 public class LocalFileLogStore extends HadoopFileSystemLogStore {
-  /** The Hadoop key Delta Standalone picks the LogStore of {@code file://} paths from. */
+  /** The Hadoop key Delta writers pick the LogStore of {@code file://} paths from. */
   public static final String LOG_STORE_FILE_IMPL = "delta.logStore.file.impl";
 
   private static final String TEMP_DIR = ".tmp";
 
-  /** The constructor Delta Standalone calls reflectively. */
+  /** The constructor Delta's writers and Kernel call reflectively. */
   public LocalFileLogStore(Configuration hadoopConf) {
     super(hadoopConf);
   }
@@ -114,8 +114,8 @@ public class LocalFileLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * True: a local file is visible while it is written. Delta Standalone asks this before it writes
-   * a checkpoint, and on true writes it to a temp file and renames it; on false it writes the
+   * True: a local file is visible while it is written. Kernel asks this before it writes a
+   * checkpoint, and on true writes it to a temp file and renames it; on false it writes the
    * checkpoint in place, and a reader in another process that lists the log meanwhile reads a
    * half-written checkpoint ("is not a Parquet file"), as a foreign reader in CompactionIT did.
    */

@@ -88,8 +88,8 @@ abstract class S3CommitLogStore extends HadoopFileSystemLogStore {
    *
    * <ul>
    *   <li>its content may come from {@link CommitFileCache}, keyed by path, length and ETag (a
-   *       content hash on S3), because Delta Standalone reads the same commits again for every new
-   *       snapshot and every conflict check;
+   *       content hash on S3), because a worker's commit groups and Kernel read the same commits
+   *       again for every new snapshot and every conflict check;
    *   <li>otherwise it is opened with its listed status, which spares S3A the HEAD it sends before
    *       every open.
    * </ul>

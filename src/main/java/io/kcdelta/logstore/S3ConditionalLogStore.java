@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Delta {@code LogStore} for S3 without DynamoDB: {@code N.json} is created with a conditional PUT
  * ({@code If-None-Match: *}), which S3 grants to one writer only; the others get 412, which this
- * store turns into {@link FileAlreadyExistsException}, on which Delta Standalone rebases. The same
- * scheme as delta-rs 1.x, so its writers (kafka-delta-ingest, Python jobs) and this connector
- * exclude each other; Spark's DynamoDB log store does not take part in it (see {@link
- * #refuseMixing}).
+ * store turns into {@link FileAlreadyExistsException}, on which the connector's commit is planned
+ * again on the winner's. The same scheme as delta-rs 1.x, so its writers (kafka-delta-ingest,
+ * Python jobs) and this connector exclude each other; Spark's DynamoDB log store does not take part
+ * in it (see {@link #refuseMixing}).
  *
  * <p>A 412 is not always another writer: when S3A retries a PUT whose first answer was lost, the
  * retry finds our own file. So on 412 the file is read back; if it holds exactly our commit, the
@@ -51,7 +51,9 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
   /** S3A's switch for conditional creates (on by default; we do not rely on the default). */
   public static final String S3A_CONDITIONAL_ENABLED = "fs.s3a.create.conditional.enabled";
 
-  /** Static: Delta Standalone makes one store per DeltaLog, but the files they guard are shared. */
+  /**
+   * Static: there is one store per table log and Kernel call, but the files they guard are shared.
+   */
   private static final PathLocks LOCKS = new PathLocks();
 
   /**
@@ -63,7 +65,7 @@ public class S3ConditionalLogStore extends S3CommitLogStore {
   /** Table roots this JVM checked ({@link #checkTable}). */
   private static final Set<String> CHECKED = ConcurrentHashMap.newKeySet();
 
-  /** The constructor Delta Standalone calls reflectively. */
+  /** The constructor Delta's writers and Kernel call reflectively. */
   public S3ConditionalLogStore(Configuration hadoopConf) {
     super(hadoopConf);
   }

@@ -11,7 +11,7 @@ import java.util.function.Function;
  * made as few reads: a thread that asks while a read is under way waits for it to end, and then one
  * read serves every thread that asked meanwhile, for all the keys they asked for.
  *
- * <p>Why: Delta Standalone updates a log under one lock, so the reads of the tasks that share it
+ * <p>Why: a commit group's log is read under one lock, so the reads of the tasks that share it
  * queue. When the tasks of a worker open their partitions together, N tasks made N reads one after
  * another; while S3 is down each took a full round of S3 retries, and the last task learned of the
  * outage after N of them. Now a task waits for at most two reads, and each read it gets began after

@@ -47,7 +47,7 @@ public final class CommitGroups {
 
   /**
    * A registry of its own: a simulated worker. It writes checkpoints on the committing thread, as
-   * Delta Standalone does, and maintains no table, which keeps a simulation deterministic.
+   * Delta writers usually do, and maintains no table, which keeps a simulation deterministic.
    */
   public CommitGroups() {
     this(Runnable::run);

@@ -27,7 +27,7 @@ final class LogCheckpoints {
 
   /**
    * The Hadoop setting ({@code hadoop.kcdelta.checkpoints.enabled}) that turns the connector's
-   * checkpoints off; the name Delta Standalone used is still read.
+   * checkpoints off; the name of Delta Standalone's switch is still read.
    */
   static final String ENABLED = "kcdelta.checkpoints.enabled";
 

@@ -9,10 +9,8 @@ final class ServiceHint {
 
   static String of(Throwable e) {
     String trace = trace(e);
-    if (trace.contains("invalidprotocolversion")) {
-      return "The table needs a newer Delta protocol than (1, 2), the level this connector (Delta Standalone) "
-          + "writes; it was probably upgraded to table features such as deletion vectors. Write to another "
-          + "table, or keep this table at protocol (1, 2).";
+    if (trace.contains("unsupportedtableexception")) {
+      return "The table has something this connector does not write (see the error).";
     }
     return switch (serviceOf(trace)) {
       case DYNAMODB ->
