@@ -41,7 +41,10 @@ class ConfigReferenceTest {
     }
     out.append(
             "\n`hadoop.<key>`: any Hadoop/S3A setting, passed to the Hadoop Configuration as `<key>` ")
-        .append("(applied last, so it overrides the settings above).\n");
+        .append("(applied last, so it overrides the settings above).\n")
+        .append(
+            "\n`delta.table.properties.<name>`: a Delta table property of a table the connector ")
+        .append("creates, one key per property (see \"Delta tables and their features\").\n");
     return out.toString();
   }
 
