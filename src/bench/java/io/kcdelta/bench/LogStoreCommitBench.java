@@ -8,6 +8,7 @@ import io.delta.standalone.actions.Metadata;
 import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
@@ -35,15 +36,17 @@ import org.apache.hadoop.conf.Configuration;
  * Commit throughput and latency of blind appends through each log store ({@code bench.stores}:
  * {@link DynamoDbLogStore} on dynalite + s3proxy, {@link S3ConditionalLogStore} on s3proxy alone;
  * loopback, one machine): 1, 4 and 16 concurrent committers, each with its own DeltaLog, on one
- * table. Latency is start-transaction to commit-returned, rebases included. Two paths, each on a
+ * table. Latency is start-transaction to commit-returned, rebases included. Three paths, each on a
  * table of its own: {@code standalone} is Delta Standalone's commit of one file; {@code sink} is
- * the connector's (a commit group of its own per committer, as a worker JVM has: a txn per
- * committer, the fencing check, which reads the table's txn versions, and checkpoints on a thread
- * of the committer's own).
+ * the connector's as separate worker JVMs would run it (a commit group of its own per committer: a
+ * txn per committer, the fencing check, which reads the table's txn versions, and checkpoints on a
+ * thread of the committer's own; committers race for versions); {@code sink-one-jvm} is the same
+ * with the committers in one worker JVM, where the table logs take turns and share what they read
+ * (tasks of one worker with delta.commit.group=false, or several connectors on one table).
  *
  * <p>Run: {@code bin/bench --parts commit [--commits N] [--levels 1,4,16]}; {@code
- * -Dbench.paths=standalone,sink} picks the paths. Figures are relative: both servers share the CPU
- * with the committers.
+ * -Dbench.paths=standalone,sink,sink-one-jvm} picks the paths. Figures are relative: both servers
+ * share the CPU with the committers.
  */
 public final class LogStoreCommitBench {
 
@@ -65,7 +68,8 @@ public final class LogStoreCommitBench {
       conf.set(DynamoDbLogStoreKeys.ENDPOINT, ddb.endpoint().toString());
       conf.set(DynamoDbLogStoreKeys.TABLE_NAME, "delta_log_bench");
       List<String> paths =
-          Arrays.stream(System.getProperty("bench.paths", "standalone,sink").split(","))
+          Arrays.stream(
+                  System.getProperty("bench.paths", "standalone,sink,sink-one-jvm").split(","))
               .map(String::trim)
               .toList();
       Map<String, Configuration> stores = new LinkedHashMap<>();
@@ -145,9 +149,22 @@ public final class LogStoreCommitBench {
   private static Committers committers(String path, Configuration conf, String table) {
     return switch (path) {
       case "standalone" -> id -> standalone(conf, table, id);
-      case "sink" -> id -> new SinkCommitLoop(conf, table, id, checkpointThread(id))::commitNext;
+      case "sink" ->
+          id -> new SinkCommitLoop(apart(conf), table, id, checkpointThread(id))::commitNext;
+      case "sink-one-jvm" ->
+          id -> new SinkCommitLoop(conf, table, id, checkpointThread(id))::commitNext;
       default -> throw new IllegalArgumentException("bench.paths: no path " + path);
     };
+  }
+
+  /**
+   * Committers that act as if each ran in a JVM of its own: they race for versions instead of
+   * taking turns, as the table logs of one JVM do.
+   */
+  private static Configuration apart(Configuration conf) {
+    Configuration c = new Configuration(conf);
+    c.setBoolean(TableLog.COOPERATE_IN_JVM, false);
+    return c;
   }
 
   /** A worker's checkpoint thread: one per committer, as each would run in a JVM of its own. */

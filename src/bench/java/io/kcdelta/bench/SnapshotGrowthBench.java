@@ -11,6 +11,10 @@ import io.delta.standalone.types.LongType;
 import io.delta.standalone.types.StringType;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
+import io.kcdelta.delta.CommitPlan;
+import io.kcdelta.delta.CommitResult;
+import io.kcdelta.delta.LogState;
+import io.kcdelta.delta.TableLog;
 import io.kcdelta.it.infra.Dynalite;
 import io.kcdelta.it.infra.S3Proxy;
 import io.kcdelta.logstore.DynamoDbLogStore;
@@ -34,7 +38,9 @@ import org.apache.hadoop.conf.Configuration;
  * (startTransaction, txnVersion of its appIds, commit of 1 AddFile + SetTransactions), so each
  * one's snapshot must catch up with the other's commit. Prints per size: a cold load (new DeltaLog
  * + state), update() after the other writer's commit, and the whole commit, p50/p99/max.
- * bench.storage=file (default) or s3a (s3proxy + DynamoDB log store).
+ * bench.storage=file (default) or s3a (s3proxy + DynamoDB log store). bench.snapshot.paths:
+ * standalone (Delta Standalone 3.3.2's own snapshot, the reference) and layer (the connector's
+ * Delta layer), each on a table of its own.
  */
 public final class SnapshotGrowthBench {
   public static void main(String[] args) throws Exception {
@@ -76,8 +82,16 @@ public final class SnapshotGrowthBench {
         table,
         batch,
         rounds);
+    String paths = System.getProperty("bench.snapshot.paths", "standalone,layer");
     try {
-      run(conf, table, sizes, batch, rounds);
+      for (String path : paths.split(",")) {
+        String t = table + "-" + path.trim();
+        if (path.trim().equals("standalone")) {
+          run(conf, t, sizes, batch, rounds);
+        } else {
+          runLayer(conf, t, sizes, batch, rounds);
+        }
+      }
     } finally {
       if (dynamo != null) {
         dynamo.close();
@@ -191,6 +205,132 @@ public final class SnapshotGrowthBench {
           pct(commit, 99),
           max(commit),
           1e6 / mean(commit));
+    }
+  }
+
+  /**
+   * The same on the connector's Delta layer: two table logs (two tasks) alternate commits of one
+   * file and a txn, each bringing its state up to date from the other's commit; the cold load is a
+   * new table log's first read (Kernel from the newest checkpoint, txns replayed); checkpoints at
+   * the interval by Kernel, inline, as a worker's checkpoint thread would.
+   */
+  private static void runLayer(
+      Configuration conf, String table, List<Integer> sizes, int batch, int rounds)
+      throws java.io.IOException {
+    TableLog grower = new TableLog(table, conf, "bench-grow");
+    TableLog[] tasks = {new TableLog(table, conf, "bench-a"), new TableLog(table, conf, "bench-b")};
+    String stats = sampleStats();
+    long files = 0;
+    long growMs = 0;
+    for (int target : sizes) {
+      long g0 = System.nanoTime();
+      while (files < target) {
+        int k = (int) Math.min(batch, target - files);
+        long now = System.currentTimeMillis();
+        List<io.kcdelta.delta.AddFile> adds = new ArrayList<>(k);
+        for (int i = 0; i < k; i++) {
+          adds.add(
+              io.kcdelta.delta.AddFile.of(
+                  "part-" + UUID.randomUUID() + ".c000.snappy.parquet",
+                  Map.of(),
+                  8_000_000,
+                  now,
+                  true,
+                  stats));
+        }
+        CommitResult r =
+            grower.commit(
+                (base, since) ->
+                    new CommitPlan(
+                        base.exists()
+                            ? null
+                            : io.kcdelta.delta.Metadata.create(BENCH_SCHEMA, List.of(), Map.of()),
+                        adds,
+                        List.of(),
+                        List.of(),
+                        "WRITE",
+                        Map.of(),
+                        true,
+                        Map.of()));
+        checkpointIfDue(grower, r.version());
+        files += k;
+      }
+      growMs += (System.nanoTime() - g0) / 1_000_000;
+
+      long c0 = System.nanoTime();
+      LogState cold = new TableLog(table, conf, "bench-cold").update();
+      long coldMs = (System.nanoTime() - c0) / 1_000_000;
+
+      long[] update = new long[rounds];
+      long[] read = new long[rounds];
+      long[] commit = new long[rounds];
+      for (int r = 0; r < rounds; r++) {
+        TableLog log = tasks[r % 2];
+        long t0 = System.nanoTime();
+        LogState state = log.update();
+        long t1 = System.nanoTime();
+        String app = "bench-task" + (r % 2) + "-topic-" + (r % 2);
+        long v = state.txnVersion(app);
+        long tr = System.nanoTime();
+        long now = System.currentTimeMillis();
+        io.kcdelta.delta.AddFile add =
+            io.kcdelta.delta.AddFile.of(
+                "part-" + UUID.randomUUID() + ".c000.snappy.parquet",
+                Map.of(),
+                8_000_000,
+                now,
+                true,
+                stats);
+        CommitResult result =
+            log.commit(
+                (base, since) ->
+                    new CommitPlan(
+                        null,
+                        List.of(add),
+                        List.of(),
+                        List.of(new io.kcdelta.delta.Txn(app, base.txnVersion(app) + 1000, now)),
+                        "WRITE",
+                        Map.of(),
+                        true,
+                        Map.of()));
+        checkpointIfDue(log, result.version());
+        long t2 = System.nanoTime();
+        update[r] = (t1 - t0) / 1_000;
+        read[r] = (tr - t1) / 1_000;
+        commit[r] = (t2 - t0) / 1_000;
+        files++;
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "[snapshot layer] %,7d files (version %d, grown in %.1f s so far): cold load (state, txns) %,d ms; "
+              + "update after the other writer's commit p50 %.1f / p99 %.1f / max %.1f ms; "
+              + "txn version read p50 %.3f / max %.3f ms; whole "
+              + "commit (update + txn + commit, checkpoint every 10th) p50 %.1f / p99 %.1f / max %.1f ms "
+              + "(%.1f commits/s from one writer)%n",
+          target,
+          cold.version(),
+          growMs / 1e3,
+          coldMs,
+          pct(update, 50),
+          pct(update, 99),
+          max(update),
+          pct(read, 50),
+          max(read),
+          pct(commit, 50),
+          pct(commit, 99),
+          max(commit),
+          1e6 / mean(commit));
+    }
+  }
+
+  private static final io.kcdelta.schema.StructType BENCH_SCHEMA =
+      new io.kcdelta.schema.StructType(
+          new io.kcdelta.schema.StructField("order_id", io.kcdelta.schema.PrimitiveType.LONG),
+          new io.kcdelta.schema.StructField("bucket", io.kcdelta.schema.PrimitiveType.STRING));
+
+  private static void checkpointIfDue(TableLog log, long version) throws java.io.IOException {
+    if (log.checkpointDue(version, log.cached().metadata())) {
+      log.checkpoint(version);
     }
   }
 

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -26,7 +27,10 @@ import org.apache.hadoop.fs.Path;
  * CommitActions} for the actions, {@link CommitPlanner} for the conflict check, {@link
  * TableFeatures} for the features it implements.
  *
- * <p>Thread-safe: reads of the state are serialized; a commit's write runs outside that lock.
+ * <p>Thread-safe: reads of the state are serialized; a commit's write runs outside that lock. The
+ * table logs of one JVM take turns to commit to a table (a fair lock per path): they would only
+ * take each other's versions. Writers in other JVMs still race, and back off at random after losing
+ * a few versions in a row.
  */
 public final class TableLog {
   /** More commits than this since the known version: load the state anew from a checkpoint. */
@@ -37,6 +41,13 @@ public final class TableLog {
 
   static final long MAX_COMMIT_MS = 60_000;
 
+  /**
+   * The Hadoop setting ({@code hadoop.kcdelta.table.cooperate.in.jvm}) by which the table logs of
+   * one JVM take turns to commit to a table and share the newest state they read ({@link
+   * SharedTableLogs}; true by default; false: each acts as if in a JVM of its own).
+   */
+  public static final String COOPERATE_IN_JVM = "kcdelta.table.cooperate.in.jvm";
+
   private static final Pattern COMMIT_FILE = Pattern.compile("\\d{20}\\.json");
 
   private final String path;
@@ -45,6 +56,9 @@ public final class TableLog {
   private final Configuration conf;
   private final String engineInfo;
   private final String logStoreClass;
+
+  /** What this JVM's logs of the table share; null when they do not cooperate. */
+  private final SharedTableLogs shared;
 
   private LogStore store;
   private KernelLog kernel;
@@ -64,6 +78,7 @@ public final class TableLog {
     this.conf = conf;
     this.engineInfo = engineInfo;
     this.logStoreClass = LogStores.className(root, conf);
+    this.shared = conf.getBoolean(COOPERATE_IN_JVM, true) ? SharedTableLogs.of(path) : null;
   }
 
   public String path() {
@@ -94,21 +109,44 @@ public final class TableLog {
 
   private synchronized Advance advance() {
     LogState known = state;
+    // Another log of this JVM may know a newer version of the same table (same table id): a state
+    // describes the table, not its reader, so go on from there (the commits in between are then
+    // not known one by one). A log's first read is its own, from Kernel: a table deleted and
+    // created again at the path is never taken for the old one by a new log.
+    LogState newest = shared == null ? null : shared.newest();
+    boolean jumped =
+        newest != null
+            && known != null
+            && known.exists()
+            && newest.exists()
+            && newest.version() > known.version()
+            && newest.metadata().id().equals(known.metadata().id());
+    if (jumped) {
+      known = newest;
+    }
     if (known == null || known.version() < 0) {
-      state = kernel().load();
+      state = publish(kernel().load());
       return new Advance(state, null);
     }
     List<LogCommit> newer = commitsAfter(known.version());
     if (newer == null) {
-      state = kernel().load();
+      state = publish(kernel().load());
       return new Advance(state, null);
     }
     LogState s = known;
     for (LogCommit c : newer) {
       s = s.next(c);
     }
-    state = s;
-    return new Advance(s, newer);
+    state = publish(s);
+    return new Advance(s, jumped ? null : newer);
+  }
+
+  /** Offers the state to the other logs of this table in this JVM; returns it. */
+  private LogState publish(LogState s) {
+    if (shared != null && s.exists()) {
+      shared.offer(s);
+    }
+    return s;
   }
 
   /**
@@ -197,6 +235,26 @@ public final class TableLog {
    * @throws UnsupportedTableException the table has a feature this connector does not implement
    */
   public CommitResult commit(CommitPlanner planner) {
+    if (shared == null) {
+      return commitRacing(planner);
+    }
+    try {
+      if (!shared.awaitTurn(MAX_COMMIT_MS)) {
+        throw new ConcurrentCommitsException(
+            "Other commits to " + path + " in this JVM held it for " + MAX_COMMIT_MS + " ms", null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting to commit to " + path, e);
+    }
+    try {
+      return commitRacing(planner);
+    } finally {
+      shared.endTurn();
+    }
+  }
+
+  private CommitResult commitRacing(CommitPlanner planner) {
     long started = System.currentTimeMillis();
     Advance current = advance();
     LogState base = current.state();
@@ -228,6 +286,7 @@ public final class TableLog {
                   + ")",
               e);
         }
+        backOff(attempt);
         current = advanceBeyond(version - 1, e);
         base = current.state();
         since = current.commits();
@@ -239,10 +298,28 @@ public final class TableLog {
       LogCommit ours = LogCommit.parse(version, System.currentTimeMillis(), lines);
       synchronized (this) {
         if (state != null && state.version() == version - 1) {
-          state = state.next(ours);
+          state = publish(state.next(ours));
         }
       }
       return new CommitResult(version, attempt, base);
+    }
+  }
+
+  /**
+   * After the third version in a row lost to other writers (other JVMs: this one's take turns), a
+   * random pause of up to 2^attempt ms (at most 100): writers racing in step lose in step; apart,
+   * most attempts win.
+   */
+  private static void backOff(int attempt) {
+    if (attempt < 3) {
+      return;
+    }
+    long bound = Math.min(100, 1L << Math.min(attempt, 7));
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while committing", e);
     }
   }
 

@@ -47,7 +47,10 @@ class TableLogTest {
     conf.set("delta.logStore.file.impl", "io.kcdelta.logstore.LocalFileLogStore");
     path = dir.toUri().toString();
     ours = new TableLog(path, conf, "test-ours");
-    other = new TableLog(path, conf, "test-other");
+    // Another JVM's writer: it neither takes turns with ours nor shares its state.
+    Configuration elsewhere = new Configuration(conf);
+    elsewhere.setBoolean(TableLog.COOPERATE_IN_JVM, false);
+    other = new TableLog(path, elsewhere, "test-other");
   }
 
   @Test
@@ -129,6 +132,49 @@ class TableLogTest {
     assertEquals(2, result.version());
     assertEquals(2, result.attempts());
     assertEquals(Map.of("a", 1L, "b", 1L, "c", -1L), kernel());
+  }
+
+  @Test
+  void theLogsOfOneJvmTakeTurnsAndShareTheNewestState() throws Exception {
+    commitTxns(ours, Map.of("a", 0L));
+    TableLog second = new TableLog(path, conf, "test-second");
+    assertEquals(0, second.update().version(), "its first read is its own");
+    for (long v = 1; v <= 3; v++) {
+      commitTxns(ours, Map.of("a", v));
+    }
+    // Versions 1 to 3 no longer parse: the second log can only know them from ours.
+    Map<Path, String> kept = new HashMap<>();
+    for (int v = 1; v <= 3; v++) {
+      Path commit = dir.resolve(String.format("_delta_log/%020d.json", v));
+      kept.put(commit, Files.readString(commit));
+      Files.writeString(commit, "not json\n");
+    }
+    assertEquals(3L, second.update().txnVersion("a"));
+    for (Map.Entry<Path, String> e : kept.entrySet()) {
+      Files.writeString(e.getKey(), e.getValue());
+    }
+    // While one log of the JVM commits, another waits for its turn instead of taking its version.
+    List<Integer> attempts = new ArrayList<>();
+    Thread t =
+        new Thread(
+            () ->
+                attempts.add(
+                    second
+                        .commit((base, since) -> plan(null, Map.of("b", base.version())))
+                        .attempts()));
+    ours.commit(
+        (base, since) -> {
+          t.start();
+          // Racing, it would commit version 4 and end; taking turns, it parks on the table's lock.
+          while (t.isAlive() && t.getState() != Thread.State.TIMED_WAITING) {
+            Thread.onSpinWait();
+          }
+          assertTrue(t.isAlive(), "the second log waits for its turn");
+          return plan(null, Map.of("a", 4L));
+        });
+    t.join();
+    assertEquals(List.of(1), attempts, "no version lost to a log of the same JVM");
+    assertEquals(Map.of("a", 4L, "b", 4L, "c", -1L), kernel());
   }
 
   @Test
