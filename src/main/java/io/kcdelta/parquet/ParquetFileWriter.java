@@ -14,6 +14,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.OutputFile;
@@ -35,6 +36,8 @@ public final class ParquetFileWriter implements Closeable {
   private final StructStats stats = new StructStats();
   private final StructWriteSupport writeSupport;
   private final ParquetWriter<Struct> writer;
+  private final DictionaryChoices dictionaries;
+  private final Set<ColumnPath> plainColumns;
   private long numRecords;
 
   /** The row count at which {@link #reached} next asks Parquet for the size. */
@@ -70,6 +73,22 @@ public final class ParquetFileWriter implements Closeable {
       CompressionCodecName codec,
       FileColumns columns)
       throws IOException {
+    this(conf, file, valueSchema, excludedFields, codec, columns, null);
+  }
+
+  /**
+   * @param dictionaries what earlier files of the table said of each column's dictionary, to be
+   *     told what this one says; null: a dictionary for every column
+   */
+  public ParquetFileWriter(
+      Configuration conf,
+      Path file,
+      Schema valueSchema,
+      Set<String> excludedFields,
+      CompressionCodecName codec,
+      FileColumns columns,
+      DictionaryChoices dictionaries)
+      throws IOException {
     Set<String> excluded = excludedFields == null ? Set.of() : excludedFields;
     this.conf = conf;
     this.file = file;
@@ -77,12 +96,17 @@ public final class ParquetFileWriter implements Closeable {
     StructWriter root =
         WriterTree.build(valueSchema, parquetSchema, excluded, stats, columns.statsColumns());
     this.writeSupport = new StructWriteSupport(parquetSchema, root);
-    this.writer =
+    this.dictionaries = dictionaries;
+    this.plainColumns = dictionaries == null ? Set.of() : dictionaries.plainColumns();
+    Builder builder =
         new Builder(HadoopOutputFile.fromPath(file, conf), writeSupport)
             .withConf(conf)
             .withCompressionCodec(codec)
-            .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE)
-            .build();
+            .withWriteMode(org.apache.parquet.hadoop.ParquetFileWriter.Mode.CREATE);
+    for (ColumnPath column : plainColumns) {
+      builder.withDictionaryEncoding(column.toDotString(), false);
+    }
+    this.writer = builder.build();
   }
 
   /**
@@ -145,6 +169,9 @@ public final class ParquetFileWriter implements Closeable {
     closed = true;
     writer.close();
     finished = true;
+    if (dictionaries != null) {
+      dictionaries.learn(writer.getFooter(), plainColumns);
+    }
     FileSystem fs = file.getFileSystem(conf);
     long length = fs.getFileStatus(file).getLen();
     closedSize = length;

@@ -3,6 +3,7 @@ package io.kcdelta.table;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
+import io.kcdelta.parquet.DictionaryChoices;
 import io.kcdelta.parquet.ParquetFileWriter;
 import io.kcdelta.record.RecordLayout;
 import io.kcdelta.schema.StructType;
@@ -33,6 +34,7 @@ final class FileBuffer {
   private final long fileMaxBytes;
   private final CompressionCodecName codec;
   private final DataFileNames names;
+  private final DictionaryChoices dictionaries = new DictionaryChoices();
 
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
   private final List<PendingFile> finished = new ArrayList<>();
@@ -183,7 +185,13 @@ final class FileBuffer {
     Path path = new Path(root, dir + names.next());
     ParquetFileWriter writer =
         new ParquetFileWriter(
-            conf, path, layout.valueSchema(), layout.excluded(), codec, layout.columns());
+            conf,
+            path,
+            layout.valueSchema(),
+            layout.excluded(),
+            codec,
+            layout.columns(),
+            dictionaries);
     return new OpenFile(writer, layout.valueSchema(), values);
   }
 
