@@ -19,7 +19,8 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  * #PLAIN_FILES} files, then tried with a dictionary again, so a column whose values become
  * repetitive gets its dictionary back.
  *
- * <p>Not thread-safe: one belongs to the task thread's buffer of one table.
+ * <p>Thread-safe: one belongs to the buffer of one table, whose files may be finished on other
+ * threads.
  */
 public final class DictionaryChoices {
   static final int PLAIN_FILES = 16;
@@ -28,7 +29,7 @@ public final class DictionaryChoices {
   private final Map<ColumnPath, Integer> plain = new HashMap<>();
 
   /** The columns the next file writes without a dictionary. */
-  Set<ColumnPath> plainColumns() {
+  synchronized Set<ColumnPath> plainColumns() {
     return Set.copyOf(plain.keySet());
   }
 
@@ -37,7 +38,7 @@ public final class DictionaryChoices {
    *
    * @param writtenPlain the columns it was told to write plain
    */
-  void learn(ParquetMetadata footer, Set<ColumnPath> writtenPlain) {
+  synchronized void learn(ParquetMetadata footer, Set<ColumnPath> writtenPlain) {
     for (ColumnPath path : writtenPlain) {
       plain.computeIfPresent(path, (p, left) -> left <= 1 ? null : left - 1);
     }

@@ -25,7 +25,8 @@ import org.apache.hadoop.conf.Configuration;
  */
 public final class CommitGroups {
   private static final CommitGroups JVM =
-      new CommitGroups(backgroundThread(), TableMaintenance.backgroundThread());
+      new CommitGroups(
+          backgroundThread(), TableMaintenance.backgroundThread(), FileFinisher.workerPool());
 
   private final Map<String, Shared> groups = new HashMap<>();
 
@@ -34,6 +35,9 @@ public final class CommitGroups {
 
   /** Where the groups' tables are compacted and cleaned (null: they are not). */
   private final ScheduledExecutorService maintenanceThread;
+
+  /** Where the members' data files are finished. */
+  private final FileFinisher finisher;
 
   /** The maintenance of each group's table, if its config asks for any. Guarded by groups. */
   private final Map<CommitGroup, TableMaintenance> maintenance = new IdentityHashMap<>();
@@ -50,18 +54,30 @@ public final class CommitGroups {
    * Delta writers usually do, and maintains no table, which keeps a simulation deterministic.
    */
   public CommitGroups() {
-    this(Runnable::run);
+    this(FileFinisher.inline());
+  }
+
+  /** A simulated worker whose members' files are finished by {@code finisher}. */
+  public CommitGroups(FileFinisher finisher) {
+    this(Runnable::run, null, finisher);
   }
 
   /** A registry that hands the writing of checkpoints to {@code checkpoints}. */
   CommitGroups(Executor checkpoints) {
-    this(checkpoints, null);
+    this(checkpoints, null, FileFinisher.inline());
   }
 
   /** A registry that maintains its tables on {@code maintenanceThread}. */
-  CommitGroups(Executor checkpoints, ScheduledExecutorService maintenanceThread) {
+  CommitGroups(
+      Executor checkpoints, ScheduledExecutorService maintenanceThread, FileFinisher finisher) {
     this.checkpoints = checkpoints;
     this.maintenanceThread = maintenanceThread;
+    this.finisher = finisher;
+  }
+
+  /** Where the members' data files are finished. */
+  FileFinisher finisher() {
+    return finisher;
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.DictionaryChoices;
 import io.kcdelta.parquet.ParquetFileWriter;
@@ -25,8 +24,9 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
  * The rows buffered for one table until its next commit: one rolling Parquet file per partition
- * value, the finished files, and the Kafka offsets they cover. Knows nothing of commits; {@link
- * #drain} hands the batch over.
+ * value, the files being finished (by the worker's {@link FileFinisher}) and finished, and the
+ * Kafka offsets they cover. Knows nothing of commits; {@link #drain} hands the batch over once
+ * every file is finished.
  */
 final class FileBuffer {
   private final Path root;
@@ -36,7 +36,18 @@ final class FileBuffer {
   private final DataFileNames names;
   private final DictionaryChoices dictionaries = new DictionaryChoices();
 
+  /**
+   * Files rolled at {@code file.max.bytes} that may be finishing at once; one more waits for the
+   * oldest. Each holds its row group in memory until it is written.
+   */
+  static final int MAX_FINISHING = 4;
+
+  private final FileFinisher finisher;
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
+
+  /** Files handed to the finisher, oldest first. */
+  private final List<FinishingFile> finishing = new ArrayList<>();
+
   private final List<PendingFile> finished = new ArrayList<>();
 
   /**
@@ -54,8 +65,9 @@ final class FileBuffer {
   /** The open files' in-memory size at the last {@link #openSizes} (a walk over every column). */
   private long openBytesAtLastCheck;
 
-  FileBuffer(Path root, Configuration conf, DeltaSinkConfig config) {
+  FileBuffer(Path root, Configuration conf, DeltaSinkConfig config, FileFinisher finisher) {
     this.root = root;
+    this.finisher = finisher;
     this.conf = conf;
     this.fileMaxBytes = config.fileMaxBytes();
     this.codec = config.compressionCodec();
@@ -121,6 +133,9 @@ final class FileBuffer {
     for (PendingFile f : finished) {
       rows += f.file().numRecords();
     }
+    for (FinishingFile f : finishing) {
+      rows += f.rows();
+    }
     for (OpenFile f : openFiles.values()) {
       rows += f.writer.numRecords();
     }
@@ -132,7 +147,8 @@ final class FileBuffer {
   }
 
   /**
-   * Finished files' bytes, plus the open files' in-memory size as of the last {@link #openSizes}.
+   * Finished files' bytes, plus the open and finishing files' in-memory size as of the last {@link
+   * #openSizes}.
    */
   long bytes() {
     long bytes = openBytesAtLastCheck;
@@ -142,12 +158,20 @@ final class FileBuffer {
     return bytes;
   }
 
-  /** What the open files hold in memory until they are finished. */
+  /**
+   * What the open files, and those being finished, hold in memory until they are written.
+   *
+   * @param files the open files
+   * @param largestFileBytes the largest open file's size
+   */
   record OpenSizes(int files, long bytes, long largestFileBytes) {}
 
   /** One walk over the open files (each size walks every column of its file). */
   OpenSizes openSizes() {
     long total = 0;
+    for (FinishingFile f : finishing) {
+      total += f.bytes();
+    }
     long largest = 0;
     for (OpenFile f : openFiles.values()) {
       long size = f.writer.dataSize();
@@ -158,8 +182,15 @@ final class FileBuffer {
     return new OpenSizes(openFiles.size(), total, largest);
   }
 
-  /** Finishes the largest open file early; it waits for the commit as a finished file. */
+  /**
+   * Frees memory: waits for the files being finished, if any, else finishes the largest open file
+   * early (it waits for the commit as a finished file).
+   */
   void finishLargest() throws IOException {
+    if (!finishing.isEmpty()) {
+      awaitFinishing();
+      return;
+    }
     Map.Entry<List<String>, OpenFile> largest = null;
     for (Map.Entry<List<String>, OpenFile> e : openFiles.entrySet()) {
       if (largest == null
@@ -169,6 +200,7 @@ final class FileBuffer {
     }
     if (largest != null) {
       finish(largest.getKey(), largest.getValue());
+      awaitFinishing();
     }
   }
 
@@ -195,17 +227,45 @@ final class FileBuffer {
     return new OpenFile(writer, layout.valueSchema(), values);
   }
 
+  /** Hands the file to the finisher; waits for the oldest when too many are finishing. */
   private void finish(List<String> key, OpenFile file) throws IOException {
     openFiles.remove(key);
-    DataFile done;
-    try {
-      done = file.writer.finish();
-    } catch (IOException | RuntimeException e) {
-      // not kept anywhere after this: release its buffers and delete what was written of it
-      file.writer.abort();
-      throw e;
+    long bytes = file.writer.dataSize();
+    long rows = file.writer.numRecords();
+    finishing.add(
+        new FinishingFile(finisher.start(file.writer), file.partitionValues, bytes, rows));
+    if (finishing.size() > MAX_FINISHING) {
+      collect(finishing.remove(0));
     }
-    finished.add(new PendingFile(done, file.partitionValues));
+  }
+
+  /** Waits for one file; a failed one is gone (the finisher deleted it). */
+  private void collect(FinishingFile f) throws IOException {
+    finished.add(new PendingFile(f.finishing().await(), f.partitionValues()));
+  }
+
+  /**
+   * Waits for every file being finished, also after one failed (no file may still be written once
+   * the caller deletes the batch); throws the first failure.
+   */
+  private void awaitFinishing() throws IOException {
+    Exception first = null;
+    while (!finishing.isEmpty()) {
+      try {
+        collect(finishing.remove(0));
+      } catch (IOException | RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first instanceof IOException io) {
+      throw io;
+    } else if (first != null) {
+      throw (RuntimeException) first;
+    }
   }
 
   /**
@@ -213,9 +273,17 @@ final class FileBuffer {
    * afterwards unless this throws, in which case the caller must {@link #abort()}.
    */
   Batch drain(StructType schema, List<String> partitionColumns) throws IOException {
-    for (Map.Entry<List<String>, OpenFile> e : new ArrayList<>(openFiles.entrySet())) {
-      finish(e.getKey(), e.getValue());
+    // All at once: the files of several partition values finish side by side.
+    for (OpenFile f : openFiles.values()) {
+      finishing.add(
+          new FinishingFile(
+              finisher.start(f.writer),
+              f.partitionValues,
+              f.writer.dataSize(),
+              f.writer.numRecords()));
     }
+    openFiles.clear();
+    awaitFinishing();
     Batch batch =
         new Batch(
             List.copyOf(finished),
@@ -258,6 +326,11 @@ final class FileBuffer {
       file.writer.abort();
     }
     openFiles.clear();
+    try {
+      awaitFinishing();
+    } catch (IOException | RuntimeException e) {
+      // Those that failed are deleted; those that were finished are deleted below.
+    }
     deleteUncommitted(finished);
     clear();
   }
@@ -282,4 +355,10 @@ final class FileBuffer {
 
   private record OpenFile(
       ParquetFileWriter writer, Schema schema, Map<String, String> partitionValues) {}
+
+  private record FinishingFile(
+      FileFinisher.Finishing finishing,
+      Map<String, String> partitionValues,
+      long bytes,
+      long rows) {}
 }

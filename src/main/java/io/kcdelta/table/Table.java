@@ -48,7 +48,7 @@ final class Table {
       CommitGroups groups,
       TableMetrics metrics) {
     this.state = new TableState(path, config);
-    this.files = new FileBuffer(state.root(), conf, config);
+    this.files = new FileBuffer(state.root(), conf, config, groups.finisher());
     this.groups = groups;
     this.group = groups.join(this, path, conf, config);
     this.metrics = metrics;

@@ -58,7 +58,11 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
      */
     CLOSE_OF_SOME_FAILED,
     /** A storage fault hit close() of all the task's partitions. */
-    CLOSE_FAILED
+    CLOSE_FAILED,
+    /** A file rolled at file.max.bytes was finished between the task's calls. */
+    FILE_FINISHED_IN_BACKGROUND,
+    /** A worker crashed while it was finishing files. */
+    CRASH_WHILE_FINISHING
   }
 
   /**
@@ -137,6 +141,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   private final Map<SimWorkerSinkTask, CommitGroups> workerOf = new HashMap<>();
 
   private final List<CommitGroups> workers = new ArrayList<>();
+
+  /** Where each worker's files are finished: when the schedule says, or when awaited. */
+  private final Map<CommitGroups, SimFileFinisher> finishers = new HashMap<>();
+
   private final Set<CommitGroups> crashed = new HashSet<>();
   private long clock = 1_000_000;
   private int instances;
@@ -255,7 +263,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
    * first poll).
    */
   SimWorkerSinkTask startTask(int commitEvery, int maxPollRecords) {
-    return startTask(commitEvery, maxPollRecords, new CommitGroups());
+    return startTask(commitEvery, maxPollRecords, newWorker());
   }
 
   /** Starts a task instance on the worker of {@code beside}: they share its commit groups. */
@@ -304,8 +312,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       if (!running.isEmpty()) {
         iterate(running.get(random.nextInt(running.size())));
       }
-    } else if (r < 80) {
+    } else if (r < 76) {
       clock += 200 + random.nextInt(1500);
+    } else if (r < 80) {
+      finishAFile();
     } else if (r < 88) {
       double[] levels = {0, 0, 0.1, 0.3, 0.7};
       faults.set(Kind.DATA_FILE_CREATE, levels[random.nextInt(levels.length)]);
@@ -336,6 +346,10 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       if (!members.isEmpty()) {
         CommitGroups worker = workerOf.get(members.get(random.nextInt(members.size())));
         crashed.add(worker);
+        if (finishers.get(worker).pending() > 0) {
+          observed(Situation.CRASH_WHILE_FINISHING);
+        }
+        finishers.get(worker).crash();
         for (SimWorkerSinkTask t : running()) {
           if (workerOf.get(t) == worker) {
             trace("crash " + t.name);
@@ -435,9 +449,32 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     List<SimWorkerSinkTask> running = running();
     CommitGroups worker =
         running.isEmpty() || random.nextBoolean()
-            ? new CommitGroups()
+            ? newWorker()
             : workerOf.get(running.get(random.nextInt(running.size())));
     startTask(2 + random.nextInt(4), 1 + random.nextInt(20), worker);
+  }
+
+  private CommitGroups newWorker() {
+    SimFileFinisher finisher = new SimFileFinisher();
+    CommitGroups worker = new CommitGroups(finisher);
+    finishers.put(worker, finisher);
+    return worker;
+  }
+
+  /** A file some worker is finishing in the background gets finished (uploaded, or failing). */
+  void finishAFile() {
+    List<SimFileFinisher> busy = new ArrayList<>();
+    for (CommitGroups w : workers) {
+      SimFileFinisher f = finishers.get(w);
+      if (f != null && f.pending() > 0 && !crashed.contains(w)) {
+        busy.add(f);
+      }
+    }
+    if (!busy.isEmpty()) {
+      busy.get(random.nextInt(busy.size())).finishOne(random);
+      observed(Situation.FILE_FINISHED_IN_BACKGROUND);
+      trace("a file finishes in the background");
+    }
   }
 
   private static Map<String, String> writerSettings(String tablePath) {
@@ -445,6 +482,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     p.put("name", APP_ID);
     p.put("delta.table.path", tablePath);
     p.put("flush.interval.ms", String.valueOf(FLUSH_MS));
+    // Files roll within a batch (the least the config allows), so files are being finished while
+    // the task goes on.
+    p.put("file.max.bytes", "1024");
     p.put("delta.commit.retry.timeout.ms", String.valueOf(24 * 3_600_000L));
     p.put("behavior.on.null.values", "fail");
     p.put("hadoop.fs.file.impl", SimFileSystem.class.getName());
