@@ -35,6 +35,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String TXN_APP_ID = "delta.txn.app.id";
   public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
   public static final String FILE_MAX_BYTES = "file.max.bytes";
+  public static final String FLUSH_SIZE_BYTES = "flush.size.bytes";
   public static final String COMPRESSION_CODEC = "parquet.compression.codec";
   public static final String COMMIT_RETRY_TIMEOUT_MS = "delta.commit.retry.timeout.ms";
   public static final String COMMIT_GROUP = "delta.commit.group";
@@ -197,6 +198,24 @@ public final class DeltaSinkConfig extends AbstractConfig {
         ++o,
         Width.SHORT,
         "Flush interval (ms)");
+    def.define(
+        FLUSH_SIZE_BYTES,
+        Type.LONG,
+        134_217_728L,
+        ConfigDef.Range.atLeast(0),
+        Importance.MEDIUM,
+        "Commit a table as soon as this task has about this many bytes buffered for it (data files "
+            + "finished and open), without waiting for "
+            + FLUSH_INTERVAL_MS
+            + ": a busy table commits often and keeps less in memory, a quiet one still commits on time. "
+            + "With "
+            + COMMIT_GROUP
+            + " the first task of a worker to reach it starts the worker's commit round for the table, "
+            + "and the other tasks hand in whatever they hold for it then. 0: commits on time only.",
+        GROUP_WRITE,
+        ++o,
+        Width.SHORT,
+        "Flush size (bytes)");
     def.define(
         FILE_MAX_BYTES,
         Type.LONG,
@@ -900,6 +919,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   public long fileMaxBytes() {
     return getLong(FILE_MAX_BYTES);
+  }
+
+  /** Buffered bytes at which a table commits before its interval (0: never). */
+  public long flushSizeBytes() {
+    return getLong(FLUSH_SIZE_BYTES);
   }
 
   public CompressionCodecName compressionCodec() {

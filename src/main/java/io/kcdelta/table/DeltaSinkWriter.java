@@ -44,7 +44,8 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *       of its appId + 1. The consumer is sought there.
  *   <li>{@link #put}: records at or below what was already seen are redeliveries and are dropped;
  *       the rest are buffered into the table's open files, or reported as errant. A table is
- *       committed once its oldest buffered record waited {@code flush.interval.ms}.
+ *       committed once its oldest buffered record waited {@code flush.interval.ms}, or once it
+ *       holds {@code flush.size.bytes}.
  *   <li>Commit: files finished, then the batch is handed to the table's {@link CommitGroup} (this
  *       connector's tasks in this worker), whose one Delta transaction adds the files of all its
  *       members together with one SetTransaction per Kafka partition, after checking that the table
@@ -340,13 +341,24 @@ public final class DeltaSinkWriter {
       if (table.inFlight == null
           && !table.files.isEmpty()
           && (now - table.files.oldestRecordMs() >= config.flushIntervalMs()
-              || table.group.roundOpen())) {
+              || table.group.roundOpen()
+              || reachedFlushSize(table))) {
         handIn(table, now);
       }
       table.group.commitIfDue(now);
       settle(table);
       table.publish();
     }
+  }
+
+  /** Whether the table's buffered bytes reached flush.size.bytes (its open files measured now). */
+  private boolean reachedFlushSize(Table table) {
+    long limit = config.flushSizeBytes();
+    if (limit <= 0) {
+      return false;
+    }
+    table.files.openSizes();
+    return table.files.bytes() >= limit;
   }
 
   /** Finishes the table's files and hands the batch to its commit group. */

@@ -177,6 +177,28 @@ class DeltaSinkWriterTest {
   }
 
   @Test
+  void aTableCommitsOnceItHoldsFlushSizeBytesWithoutWaitingForTheInterval() throws Exception {
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "flush.size.bytes", "4000");
+    w.open(List.of(TP));
+    w.put(records(0, 10));
+    assertEquals(-1, txnVersion(), "10 rows are far from 4000 bytes");
+    w.put(records(10, 1000));
+    assertEquals(999, txnVersion(), "committed at once, the interval not over");
+    assertEquals(1000, idCounts().size());
+
+    // Off: the same rows wait for the interval.
+    table = dir.resolve("t2").toUri().toString();
+    DeltaSinkWriter onTime = writer(new FakeSinkContext(), "flush.size.bytes", "0");
+    onTime.open(List.of(TP));
+    onTime.put(records(0, 1000));
+    assertEquals(-1, txnVersion());
+    clock.addAndGet(FLUSH_MS);
+    onTime.put(List.of());
+    assertEquals(999, txnVersion());
+  }
+
+  @Test
   void redeliveredRecordsAreDroppedAndARestartResumesFromTheLog() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
