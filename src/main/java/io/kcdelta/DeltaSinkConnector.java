@@ -81,7 +81,9 @@ public class DeltaSinkConnector extends SinkConnector {
           byName.computeIfAbsent(
               problem.key(),
               k -> {
-                ConfigValue v = new ConfigValue(k, connectorConfigs.get(k), List.of(), List.of());
+                ConfigValue v =
+                    new ConfigValue(
+                        k, connectorConfigs.get(k), new ArrayList<>(), new ArrayList<>());
                 values.add(v);
                 return v;
               });

@@ -113,8 +113,12 @@ public final class DeltaSinkConfig extends AbstractConfig {
     FAIL
   }
 
+  /** Topic to table path, from {@code delta.table.path.<topic>}. */
+  private final Map<String, String> topicTables;
+
   public DeltaSinkConfig(Map<String, String> props) {
     super(CONFIG_DEF, props);
+    this.topicTables = TopicTables.from(props);
     for (Problem problem : crossFieldProblems(props)) {
       throw new ConfigException(problem.key(), props.get(problem.key()), problem.message());
     }
@@ -130,7 +134,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         new TablePathValidator(),
         Importance.HIGH,
         "Root of the Delta table, with its scheme: s3a://bucket/prefix/table or file:///path/table. "
-            + "'${topic}' is replaced by the record's topic, so one connector can fill one table per topic.",
+            + "'${topic}' is replaced by the record's topic, so one connector can fill one table per topic. "
+            + "A topic with a setting delta.table.path.<topic> goes to that table instead.",
         GROUP_TABLE,
         ++o,
         Width.LONG,
@@ -703,6 +708,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
     problems.addAll(logStoreProblems(props));
     TableProperties.problems(props)
         .forEach((key, message) -> problems.add(new Problem(key, message)));
+    TopicTables.problems(props).forEach((key, message) -> problems.add(new Problem(key, message)));
     problems.addAll(awsCredentialProblems(props));
     return problems;
   }
@@ -867,9 +873,12 @@ public final class DeltaSinkConfig extends AbstractConfig {
     return getString(TABLE_PATH).trim();
   }
 
-  /** The table path for a topic (expands ${topic}). */
+  /**
+   * The table path for a topic: its own ({@code delta.table.path.<topic>}) or {@code
+   * delta.table.path}, ${topic} expanded.
+   */
   public String tablePath(String topic) {
-    String template = tablePathTemplate();
+    String template = topicTables.getOrDefault(topic, tablePathTemplate());
     return template.contains(TOPIC_PLACEHOLDER)
         ? template.replace(TOPIC_PLACEHOLDER, topic)
         : template;

@@ -43,6 +43,10 @@ class ConfigReferenceTest {
             "\n`hadoop.<key>`: any Hadoop/S3A setting, passed to the Hadoop Configuration as `<key>` ")
         .append("(applied last, so it overrides the settings above).\n")
         .append(
+            "\n`delta.table.path.<topic>`: the table of one topic, e.g. `delta.table.path.orders.v1` = ")
+        .append("`s3a://bucket/warehouse/orders`; topics without one go to `delta.table.path`. ")
+        .append("Same scheme as `delta.table.path`; `${topic}` works here too.\n")
+        .append(
             "\n`delta.table.properties.<name>`: a Delta table property of a table the connector ")
         .append("creates, one key per property (see \"Delta tables and their features\").\n");
     return out.toString();

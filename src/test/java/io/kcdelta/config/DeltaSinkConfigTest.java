@@ -73,6 +73,47 @@ class DeltaSinkConfigTest {
   }
 
   @Test
+  void aTopicWithATableOfItsOwnGoesThereTheOthersToTheDefault() {
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(
+            props(
+                "delta.table.path",
+                "s3a://bucket/warehouse/${topic}",
+                "delta.table.path.orders.v1",
+                "s3a://bucket/warehouse/orders",
+                "delta.table.path.legacy-events",
+                "s3a://other/${topic}_archive"));
+    assertEquals("s3a://bucket/warehouse/orders", c.tablePath("orders.v1"));
+    assertEquals("s3a://other/legacy-events_archive", c.tablePath("legacy-events"));
+    assertEquals("s3a://bucket/warehouse/payments", c.tablePath("payments"));
+  }
+
+  @Test
+  void aTopicsTableMustBeAUsablePathOfTheDefaultsScheme() {
+    List<String> errors =
+        errorsOf(props("delta.table.path.orders", "file:///tmp/orders"), "delta.table.path.orders");
+    assertEquals(1, errors.size());
+    assertTrue(errors.get(0).contains("share a scheme"), errors.get(0));
+    errors = errorsOf(props("delta.table.path.orders", "/tmp/orders"), "delta.table.path.orders");
+    assertTrue(errors.get(0).contains("no scheme"), errors.get(0));
+    assertTrue(
+        new DeltaSinkConnector()
+                .validate(props("delta.table.path.orders", "s3a://bucket/elsewhere"))
+                .configValues()
+                .stream()
+                .allMatch(v -> v.errorMessages().isEmpty()));
+  }
+
+  @Test
+  void aMisspeltTablePropertyIsReportedUnderItsOwnKey() {
+    List<String> errors =
+        errorsOf(
+            props("delta.table.properties.delta.enableDeletionVector", "true"),
+            "delta.table.properties.delta.enableDeletionVector");
+    assertEquals(1, errors.size(), errors.toString());
+  }
+
+  @Test
   void localTablesDefaultToTheFilesystemLogStore() {
     assertEquals(
         "filesystem", new DeltaSinkConfig(props("delta.table.path", "file:///tmp/t")).logStore());

@@ -199,6 +199,35 @@ class DeltaSinkWriterTest {
   }
 
   @Test
+  void aTopicWithATableOfItsOwnIsWrittenThereAndResumesFromThere() throws Exception {
+    String ordersTable = dir.resolve("orders-table").toUri().toString();
+    String template = dir.resolve("by-topic").toUri() + "/${topic}";
+    TopicPartition orders = new TopicPartition("orders.v1", 0);
+    TopicPartition payments = new TopicPartition("payments", 0);
+    table = template;
+    FakeSinkContext ctx = new FakeSinkContext();
+    DeltaSinkWriter w = writer(ctx, "delta.table.path.orders.v1", ordersTable);
+    w.open(List.of(orders, payments));
+    List<SinkRecord> both = new ArrayList<>(records(orders, 0, 5));
+    both.addAll(records(payments, 0, 3));
+    putAndCommit(w, both);
+    table = ordersTable;
+    assertEquals(4, txnVersion(orders));
+    assertEquals(-1, txnVersion(payments));
+    assertEquals(5, idCounts().size());
+    table = template.replace("${topic}", "payments");
+    assertEquals(2, txnVersion(payments));
+    assertEquals(3, idCounts().size());
+    w.stop();
+
+    // A restart resumes each partition from its own table.
+    table = template;
+    FakeSinkContext again = new FakeSinkContext();
+    writer(again, "delta.table.path.orders.v1", ordersTable).open(List.of(orders, payments));
+    assertEquals(Map.of(orders, 5L, payments, 3L), again.seeks);
+  }
+
+  @Test
   void redeliveredRecordsAreDroppedAndARestartResumesFromTheLog() throws Exception {
     FakeSinkContext ctx = new FakeSinkContext();
     DeltaSinkWriter w = writer(ctx);
