@@ -1,5 +1,6 @@
 package io.kcdelta.config;
 
+import io.kcdelta.schema.GenerationExpression.Transform;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.SchemalessJson;
 import java.net.URI;
@@ -146,8 +147,15 @@ public final class DeltaSinkConfig extends AbstractConfig {
         "",
         new PartitionColumnsValidator(),
         Importance.MEDIUM,
-        "Top-level fields of the record value that partition the table, in order. Used when the connector "
-            + "creates the table; an existing table keeps its own partitioning.",
+        "Top-level fields of the record value that partition the table, in order, or transforms of a "
+            + "field that become generated columns of the table (as Spark's GENERATED ALWAYS AS, on "
+            + "which Spark and Delta prune partitions): day(f) = CAST(f AS DATE), hour(f) = "
+            + "DATE_FORMAT(f, 'yyyy-MM-dd-HH'), month(f) = DATE_FORMAT(f, 'yyyy-MM'), year(f) = YEAR(f), "
+            + "of a timestamp or date field, in UTC; truncate(f, w) = SUBSTRING(f, 1, w) of a string, "
+            + "f - PMOD(f, w) of an integer. Named <field>_<transform> (truncate: <field>_trunc) unless "
+            + "written name=transform(f). Used when the connector creates the table; an existing table "
+            + "keeps its own partitioning (its generated partition columns of these forms are "
+            + "computed too).",
         GROUP_TABLE,
         ++o,
         Width.LONG,
@@ -884,8 +892,53 @@ public final class DeltaSinkConfig extends AbstractConfig {
         : template;
   }
 
+  /** The partition columns of a table the connector creates, by name (transforms named). */
   public List<String> partitionColumns() {
-    return getList(PARTITION_COLUMNS).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
+    List<String> out = new ArrayList<>();
+    for (String spec : partitionSpecs(getList(PARTITION_COLUMNS))) {
+      Transform t = Transform.parse(spec);
+      out.add(t == null ? spec : t.column());
+    }
+    return out;
+  }
+
+  /** The partition columns that a transform derives from a field, by column name. */
+  public Map<String, Transform> partitionTransforms() {
+    Map<String, Transform> out = new LinkedHashMap<>();
+    for (String spec : partitionSpecs(getList(PARTITION_COLUMNS))) {
+      Transform t = Transform.parse(spec);
+      if (t != null) {
+        out.put(t.column(), t);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The entries of the partition column list: Connect splits a list at every comma, also the one of
+   * {@code truncate(f, 4)}, which is put back together here.
+   */
+  static List<String> partitionSpecs(List<String> split) {
+    List<String> out = new ArrayList<>();
+    StringBuilder current = null;
+    for (String raw : split) {
+      String part = raw.trim();
+      if (current != null) {
+        current.append(", ").append(part);
+        if (part.contains(")")) {
+          out.add(current.toString());
+          current = null;
+        }
+      } else if (part.contains("(") && !part.contains(")")) {
+        current = new StringBuilder(part);
+      } else if (!part.isEmpty()) {
+        out.add(part);
+      }
+    }
+    if (current != null) {
+      out.add(current.toString());
+    }
+    return out;
   }
 
   public boolean autoCreate() {
@@ -1218,12 +1271,24 @@ public final class DeltaSinkConfig extends AbstractConfig {
     @Override
     public void ensureValid(String name, Object value) {
       @SuppressWarnings("unchecked")
-      List<String> cols = (List<String>) value;
+      List<String> split = (List<String>) value;
       Set<String> seen = new HashSet<>();
-      for (String raw : cols) {
-        String col = raw.trim();
-        if (col.isEmpty()) {
+      for (String raw : split) {
+        if (raw.trim().isEmpty()) {
           throw new ConfigException(name, value, "Empty column name in the list.");
+        }
+      }
+      for (String spec : partitionSpecs(split)) {
+        String col = spec;
+        Transform transform;
+        try {
+          transform = Transform.parse(spec);
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException(name, value, e.getMessage());
+        }
+        if (transform != null) {
+          ColumnNameValidator.checkCharacters(name, value, transform.field());
+          col = transform.column();
         }
         if (col.contains(".")) {
           throw new ConfigException(
@@ -1243,7 +1308,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
     @Override
     public String toString() {
-      return "comma-separated top-level field names";
+      return "comma-separated top-level field names, or transforms of one: [column=]year|month|day|"
+          + "hour(field), [column=]truncate(field, width)";
     }
   }
 

@@ -1,5 +1,6 @@
 package io.kcdelta.delta;
 
+import io.kcdelta.schema.GenerationExpression;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -77,6 +78,9 @@ public final class NewTables {
           "_row-commit-version-col-" + UUID.randomUUID());
     }
     Metadata metadata = ColumnMapping.assign(planned.withConfiguration(configuration));
+    if (generates(metadata.schema())) {
+      features.add(TableFeature.GENERATED_COLUMNS);
+    }
     Protocol protocol = protocol(features);
     if (protocol.minWriterVersion() >= 7 && hasNotNull(metadata.schema())) {
       // A NOT NULL column is an invariant in Delta's terms: with table features the protocol must
@@ -98,11 +102,23 @@ public final class NewTables {
     return false;
   }
 
+  /** Whether a top-level column is generated. */
+  private static boolean generates(io.kcdelta.schema.StructType schema) {
+    return schema.fields().stream()
+        .anyMatch(f -> f.metadata().containsKey(GenerationExpression.METADATA_KEY));
+  }
+
   static Protocol protocol(Set<TableFeature> features) {
     Set<TableFeature> beyondLegacy = new TreeSet<>(features);
     beyondLegacy.remove(TableFeature.APPEND_ONLY);
     if (beyondLegacy.isEmpty()) {
       return Protocol.LEGACY_DEFAULT;
+    }
+    if (beyondLegacy.contains(TableFeature.GENERATED_COLUMNS)
+        && Set.of(TableFeature.GENERATED_COLUMNS, TableFeature.CHANGE_DATA_FEED)
+            .containsAll(beyondLegacy)) {
+      // Writer version 4 implies both, as Spark makes such a table: read by every Delta reader.
+      return new Protocol(1, 4, null, null);
     }
     Set<String> writer = new TreeSet<>();
     Set<String> reader = new TreeSet<>();

@@ -11,7 +11,11 @@ public enum TableFeature {
   CHECK_CONSTRAINTS(
       "checkConstraints", false, "while the table has no constraint (else refused, naming it)"),
   GENERATED_COLUMNS(
-      "generatedColumns", false, "while no column is generated (else refused, naming it)"),
+      "generatedColumns",
+      false,
+      "partition columns generated as CAST(ts AS DATE), YEAR/MONTH/DAY/HOUR(ts), DATE_FORMAT(ts,"
+          + " 'yyyy-MM-dd-HH'), SUBSTRING(s, pos, len) or n - PMOD(n, w) are computed as Spark does"
+          + " (UTC); any other generated column is refused, naming it"),
   IDENTITY_COLUMNS(
       "identityColumns", false, "while no column is an identity column (else refused, naming it)"),
   COLUMN_DEFAULTS(

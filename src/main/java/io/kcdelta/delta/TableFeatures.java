@@ -2,6 +2,7 @@ package io.kcdelta.delta;
 
 import io.kcdelta.schema.ArrayType;
 import io.kcdelta.schema.DeltaType;
+import io.kcdelta.schema.GenerationExpression;
 import io.kcdelta.schema.MapType;
 import io.kcdelta.schema.StructField;
 import io.kcdelta.schema.StructType;
@@ -66,7 +67,7 @@ public final class TableFeatures {
       return;
     }
     List<String> problems = new ArrayList<>();
-    checkColumns("", metadata.schema(), protocol, problems);
+    checkColumns("", metadata.schema(), protocol, problems, metadata);
     if (protocol.supports(TableFeature.CHECK_CONSTRAINTS)) {
       metadata.configuration().keySet().stream()
           .filter(k -> k.startsWith("delta.constraints."))
@@ -92,25 +93,45 @@ public final class TableFeatures {
   }
 
   private static void checkColumns(
-      String path, DeltaType type, Protocol protocol, List<String> problems) {
+      String path, DeltaType type, Protocol protocol, List<String> problems, Metadata metadata) {
     if (type instanceof StructType struct) {
       for (StructField f : struct.fields()) {
         String column = path.isEmpty() ? f.name() : path + "." + f.name();
         for (String[] rule : COLUMN_RULES) {
           TableFeature feature = TableFeature.of(rule[2]);
-          if (f.metadata().containsKey(rule[0]) && protocol.supports(feature)) {
+          if (f.metadata().containsKey(rule[0])
+              && protocol.supports(feature)
+              && !(rule[0].equals(GenerationExpression.METADATA_KEY)
+                  && path.isEmpty()
+                  && computedPartition(f, metadata))) {
             problems.add(
                 rule[1] + " on column '" + column + "' (" + f.metadata().get(rule[0]) + ")");
           }
         }
-        checkColumns(column, f.type(), protocol, problems);
+        checkColumns(column, f.type(), protocol, problems, metadata);
       }
     } else if (type instanceof ArrayType a) {
-      checkColumns(path + ".element", a.elementType(), protocol, problems);
+      checkColumns(path + ".element", a.elementType(), protocol, problems, metadata);
     } else if (type instanceof MapType m) {
-      checkColumns(path + ".key", m.keyType(), protocol, problems);
-      checkColumns(path + ".value", m.valueType(), protocol, problems);
+      checkColumns(path + ".key", m.keyType(), protocol, problems, metadata);
+      checkColumns(path + ".value", m.valueType(), protocol, problems, metadata);
     }
+  }
+
+  /**
+   * A generated partition column the connector computes ({@link GenerationExpression}): of a form
+   * it knows, reading a top-level column of a type that form reads, of the type it gives. Generated
+   * columns stored in data files are not computed (yet).
+   */
+  private static boolean computedPartition(StructField column, Metadata metadata) {
+    Object sql = column.metadata().get(GenerationExpression.METADATA_KEY);
+    GenerationExpression expression =
+        sql == null ? null : GenerationExpression.parse(sql.toString());
+    if (expression == null || !metadata.partitionColumns().contains(column.name())) {
+      return false;
+    }
+    StructField source = metadata.schema().field(expression.source());
+    return source != null && column.type().equals(expression.resultType(source.type()));
   }
 
   private static List<String> supportedNames() {

@@ -3,11 +3,17 @@ package io.kcdelta.record;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.delta.ColumnMapping;
 import io.kcdelta.delta.Metadata;
+import io.kcdelta.record.RecordLayout.PartitionSource;
+import io.kcdelta.schema.ConnectTypes;
 import io.kcdelta.schema.DeltaSchemas;
+import io.kcdelta.schema.DeltaType;
 import io.kcdelta.schema.FileColumns;
+import io.kcdelta.schema.GenerationExpression;
+import io.kcdelta.schema.GenerationExpression.Transform;
 import io.kcdelta.schema.PartitionValues;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.SchemaMappingException;
+import io.kcdelta.schema.StructField;
 import io.kcdelta.schema.StructType;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -155,6 +161,9 @@ public final class TableState {
             ? incoming
             : SchemaEvolution.evolve(
                 batchSchema, incoming, config.schemaEvolution(), widensColumns());
+    if (tableSchema == null) {
+      evolved = withTransforms(evolved, valueSchema);
+    }
     boolean mapped = mapsColumns();
     if (mapped) {
       // Added columns get their physical names and ids now: the files are written with them.
@@ -164,10 +173,29 @@ public final class TableState {
               : ColumnMapping.withMapping(
                   evolved, tableMetadata.id(), ColumnMapping.maxColumnId(tableMetadata));
     }
-    List<Field> partitionFields = new ArrayList<>(partitionColumns.size());
+    List<PartitionSource> partitions = new ArrayList<>(partitionColumns.size());
     for (String column : partitionColumns) {
-      Field field = valueSchema.field(column);
-      if (field == null) {
+      partitions.add(partitionSource(column, evolved, valueSchema));
+    }
+    batchSchema = evolved;
+    return new RecordLayout(
+        valueSchema,
+        partitions,
+        Set.copyOf(partitionColumns),
+        new FileColumns(evolved, mapped, statsColumns));
+  }
+
+  /**
+   * Where a partition column takes its value: the record's field of that name, or, for a generated
+   * column, its expression of the field it reads.
+   */
+  private PartitionSource partitionSource(String column, StructType schema, Schema valueSchema) {
+    StructField tableField = schema.field(column);
+    Object sql =
+        tableField == null ? null : tableField.metadata().get(GenerationExpression.METADATA_KEY);
+    Field own = valueSchema.field(column);
+    if (sql == null) {
+      if (own == null) {
         throw new SchemaMappingException(
             "The record has no field '"
                 + column
@@ -179,15 +207,111 @@ public final class TableState {
                 + String.join(",", partitionColumns)
                 + "). Records must carry every partition column as a top-level field.");
       }
-      PartitionValues.checkPartitionable(column, field.schema());
-      partitionFields.add(field);
+      PartitionValues.checkPartitionable(column, own.schema());
+      return new PartitionSource(column, own, null, null);
     }
-    batchSchema = evolved;
-    return new RecordLayout(
-        valueSchema,
-        partitionFields,
-        Set.copyOf(partitionColumns),
-        new FileColumns(evolved, mapped, statsColumns));
+    GenerationExpression expression = GenerationExpression.parse(sql.toString());
+    if (expression == null) {
+      throw new SchemaMappingException(
+          "Partition column '"
+              + column
+              + "' of "
+              + path
+              + " is generated as "
+              + sql
+              + ", which this connector cannot compute");
+    }
+    Field source = valueSchema.field(expression.source());
+    if (source == null || !expression.accepts(source.schema())) {
+      throw new SchemaMappingException(
+          "Partition column '"
+              + column
+              + "' of "
+              + path
+              + " is generated as "
+              + expression.sql()
+              + ": records must carry '"
+              + expression.source()
+              + "' as a top-level "
+              + (source == null
+                  ? "field"
+                  : "field of a type it reads, not " + ConnectTypes.of(source.schema())));
+    }
+    if (own != null) {
+      PartitionValues.checkPartitionable(column, own.schema());
+    }
+    return new PartitionSource(column, source, expression, own);
+  }
+
+  /**
+   * A new table's schema with the generated columns of the config's partition transforms (a column
+   * the record carries itself becomes generated too: its values must then be the computed ones).
+   */
+  private StructType withTransforms(StructType schema, Schema valueSchema) {
+    Map<String, Transform> transforms = config.partitionTransforms();
+    if (transforms.isEmpty()) {
+      return schema;
+    }
+    List<StructField> fields = new ArrayList<>(schema.fields());
+    for (Transform t : transforms.values()) {
+      Field source = valueSchema.field(t.field());
+      StructField sourceColumn = schema.field(t.field());
+      if (source == null || sourceColumn == null) {
+        throw new SchemaMappingException(
+            "The record has no field '"
+                + t.field()
+                + "', which partition column '"
+                + t.column()
+                + "' ("
+                + DeltaSinkConfig.PARTITION_COLUMNS
+                + ") is computed from");
+      }
+      GenerationExpression expression =
+          GenerationExpression.ofTransform(
+              t, ConnectTypes.of(source.schema()) == ConnectTypes.STRING);
+      DeltaType type = expression.resultType(sourceColumn.type());
+      if (type == null || !expression.accepts(source.schema())) {
+        throw new SchemaMappingException(
+            "Partition column '"
+                + t.column()
+                + "' is "
+                + t.name()
+                + "("
+                + t.field()
+                + "), but '"
+                + t.field()
+                + "' is "
+                + ConnectTypes.of(source.schema())
+                + ": "
+                + (t.name().equals("truncate")
+                    ? "truncate takes a string or an integer"
+                    : t.name() + " takes a Timestamp or Date"));
+      }
+      StructField generated =
+          new StructField(
+              t.column(), type, true, Map.of(GenerationExpression.METADATA_KEY, expression.sql()));
+      int at = fields.indexOf(schema.field(t.column()));
+      if (at >= 0) {
+        if (!fields.get(at).type().equals(type)) {
+          throw new SchemaMappingException(
+              "The record's field '"
+                  + t.column()
+                  + "' is "
+                  + fields.get(at).type().simpleString()
+                  + " but partition column '"
+                  + t.column()
+                  + "' is "
+                  + expression.sql()
+                  + ", a "
+                  + type.simpleString()
+                  + ": rename the one or the other");
+        }
+        fields.set(at, generated);
+      } else {
+        fields.add(generated);
+      }
+    }
+    return new StructType(fields);
   }
 
   /** The seed of the physical names of a new column-mapped table's columns. */

@@ -17,7 +17,6 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -207,9 +206,9 @@ final class FileBuffer {
   private OpenFile open(List<String> key, RecordLayout layout) throws IOException {
     StringBuilder dir = new StringBuilder();
     Map<String, String> values = new LinkedHashMap<>();
-    List<Field> columns = layout.partitionFields();
+    List<RecordLayout.PartitionSource> columns = layout.partitions();
     for (int i = 0; i < columns.size(); i++) {
-      String column = columns.get(i).name();
+      String column = columns.get(i).column();
       String value = key.get(i);
       values.put(column, value);
       dir.append(column).append('=').append(PartitionPaths.escape(value)).append('/');
