@@ -210,26 +210,15 @@ public final class TableState {
       PartitionValues.checkPartitionable(column, own.schema());
       return new PartitionSource(column, own, null, null);
     }
+    String generated = "Partition column '" + column + "' of " + path + " is generated as " + sql;
     GenerationExpression expression = GenerationExpression.parse(sql.toString());
     if (expression == null) {
-      throw new SchemaMappingException(
-          "Partition column '"
-              + column
-              + "' of "
-              + path
-              + " is generated as "
-              + sql
-              + ", which this connector cannot compute");
+      throw new SchemaMappingException(generated + ", which this connector cannot compute");
     }
     Field source = valueSchema.field(expression.source());
     if (source == null || !expression.accepts(source.schema())) {
       throw new SchemaMappingException(
-          "Partition column '"
-              + column
-              + "' of "
-              + path
-              + " is generated as "
-              + expression.sql()
+          generated
               + ": records must carry '"
               + expression.source()
               + "' as a top-level "

@@ -11,10 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 
@@ -85,22 +82,7 @@ public final class CommitGroups {
    * put() needs too, and waiting checkpoints of a table merge into one. It ends when idle.
    */
   private static Executor backgroundThread() {
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            1,
-            1,
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "kcdelta-delta-checkpoints");
-              t.setDaemon(true);
-              // Hadoop and Delta resolve classes by name: the plugin's loader, like a task thread.
-              t.setContextClassLoader(CommitGroups.class.getClassLoader());
-              return t;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
+    return WorkerThreads.pool("kcdelta-delta-checkpoints", 1);
   }
 
   /** Groups with members, for tests that check none outlives its tasks. */

@@ -9,9 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Where data files are finished: their last pages and footer written, and on S3 their upload
@@ -107,22 +104,7 @@ public interface FileFinisher {
    */
   static FileFinisher workerPool() {
     int threads = Math.max(2, Math.min(8, Runtime.getRuntime().availableProcessors()));
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            threads,
-            threads,
-            60,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "kcdelta-file-finisher");
-              t.setDaemon(true);
-              // Hadoop resolves classes by name: the plugin's loader, like a task thread.
-              t.setContextClassLoader(FileFinisher.class.getClassLoader());
-              return t;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    return on(pool);
+    return on(WorkerThreads.pool("kcdelta-file-finisher", threads));
   }
 
   /** Finishes the file; on failure aborts it (deletes what was written) and rethrows. */

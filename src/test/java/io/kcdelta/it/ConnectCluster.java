@@ -1,8 +1,13 @@
 package io.kcdelta.it;
 
+import io.kcdelta.testutil.DeltaTables;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
@@ -64,6 +69,56 @@ public final class ConnectCluster {
         .assertions()
         .assertConnectorAndExactlyNumTasksAreRunning(
             name, tasks, name + " did not run " + tasks + " tasks");
+  }
+
+  /**
+   * Waits until every table holds, as the txn version of each of its topic's partitions (read by
+   * Kernel), at least {@code offset}: the table is named as its topic, under {@code root}.
+   */
+  public static void awaitTxnVersions(
+      EmbeddedConnectCluster connect,
+      String connector,
+      java.nio.file.Path root,
+      List<String> tables,
+      int partitions,
+      long offset,
+      long timeoutMs)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    Map<String, Long> last = new TreeMap<>();
+    Configuration conf = new Configuration();
+    while (System.currentTimeMillis() < deadline) {
+      boolean all = true;
+      for (String table : tables) {
+        List<String> appIds = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+          appIds.add(connector + "-" + table + "-" + p);
+        }
+        try {
+          Map<String, Long> v =
+              DeltaTables.txnVersions(conf, root.resolve(table).toUri().toString(), appIds);
+          last.putAll(v);
+          all &= v.values().stream().allMatch(x -> x >= offset);
+        } catch (RuntimeException e) {
+          all = false;
+        }
+      }
+      if (all) {
+        return;
+      }
+      Thread.sleep(500);
+    }
+    throw new AssertionError(
+        "txn versions after "
+            + timeoutMs
+            + " ms: "
+            + last
+            + ", wanted "
+            + offset
+            + "; tasks: "
+            + connect.connectorStatus(connector).tasks().stream()
+                .map(t -> t.id() + " " + t.state() + " " + t.trace())
+                .toList());
   }
 
   public static KafkaProducer<byte[], byte[]> producer(EmbeddedConnectCluster connect) {

@@ -54,6 +54,23 @@ public record DeltaTableContents(
     return out;
   }
 
+  /** Per commit that adds data files, oldest first, the bytes of the files it adds. */
+  public static List<Long> bytesPerCommit(Configuration conf, String tablePath) {
+    List<Long> out = new ArrayList<>();
+    Iterator<VersionLog> changes = DeltaLog.forTable(conf, tablePath).getChanges(0, false);
+    while (changes.hasNext()) {
+      long bytes =
+          changes.next().getActions().stream()
+              .filter(AddFile.class::isInstance)
+              .mapToLong(a -> ((AddFile) a).getSize())
+              .sum();
+      if (bytes > 0) {
+        out.add(bytes);
+      }
+    }
+    return out;
+  }
+
   /** Reads every row's {@code id} column (a long) of the latest snapshot. */
   public static DeltaTableContents read(Configuration conf, String tablePath) throws Exception {
     Snapshot snapshot = DeltaLog.forTable(conf, tablePath).update();

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kcdelta.it.infra.SparkSql;
-import io.kcdelta.testutil.DeltaTables;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -319,42 +318,9 @@ class SparkInteropIT {
     producer.flush();
   }
 
-  /** Until every partition's txn version (read by Kernel) reaches {@code offset}. */
   private void awaitOffsets(
       EmbeddedConnectCluster connect, List<String> tables, long offset, long timeoutMs)
-      throws Exception {
-    long deadline = System.currentTimeMillis() + timeoutMs;
-    Map<String, Long> last = new TreeMap<>();
-    while (System.currentTimeMillis() < deadline) {
-      boolean all = true;
-      for (String table : tables) {
-        List<String> appIds = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-          appIds.add(CONNECTOR + "-" + table + "-" + p);
-        }
-        try {
-          Map<String, Long> v = DeltaTables.txnVersions(conf, path(table), appIds);
-          last.putAll(v);
-          all &= v.values().stream().allMatch(x -> x >= offset);
-        } catch (RuntimeException e) {
-          all = false;
-        }
-      }
-      if (all) {
-        return;
-      }
-      Thread.sleep(500);
-    }
-    throw new AssertionError(
-        "txn versions after "
-            + timeoutMs
-            + " ms: "
-            + last
-            + ", wanted "
-            + offset
-            + "; tasks: "
-            + connect.connectorStatus(CONNECTOR).tasks().stream()
-                .map(t -> t.id() + " " + t.state() + " " + t.trace())
-                .toList());
+      throws InterruptedException {
+    ConnectCluster.awaitTxnVersions(connect, CONNECTOR, dir, tables, PARTITIONS, offset, timeoutMs);
   }
 }

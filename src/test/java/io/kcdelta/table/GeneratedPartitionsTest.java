@@ -154,32 +154,16 @@ class GeneratedPartitionsTest {
     Date sameDay = Date.from(Instant.parse("2024-05-01T00:00:00Z"));
     Date otherDay = Date.from(Instant.parse("2024-05-02T00:00:00Z"));
     List<SinkRecord> records = new ArrayList<>();
-    records.add(
-        new SinkRecord(
-            "t",
-            0,
-            null,
-            null,
-            withDate,
-            new Struct(withDate)
-                .put("id", 1L)
-                .put("sku", "ab")
-                .put("at", at)
-                .put("event_date", sameDay),
-            0));
-    records.add(
-        new SinkRecord(
-            "t",
-            0,
-            null,
-            null,
-            withDate,
-            new Struct(withDate)
-                .put("id", 2L)
-                .put("sku", "ab")
-                .put("at", at)
-                .put("event_date", otherDay),
-            1));
+    for (Date eventDate : List.of(sameDay, otherDay)) {
+      long id = records.size() + 1;
+      Struct v =
+          new Struct(withDate)
+              .put("id", id)
+              .put("sku", "ab")
+              .put("at", at)
+              .put("event_date", eventDate);
+      records.add(new SinkRecord("t", 0, null, null, withDate, v, id - 1));
+    }
     putAndCommit(w, records);
     assertEquals(1, ctx.errant.size(), "the record whose event_date is not CAST(at AS DATE)");
     assertEquals(2L, ((Struct) ctx.errant.get(0).value()).get("id"));
