@@ -358,7 +358,7 @@ public final class DeltaSinkWriter {
       return false;
     }
     table.files.openSizes();
-    return table.files.bytes() >= limit;
+    return table.files.fileBytes() >= limit;
   }
 
   /** Finishes the table's files and hands the batch to its commit group. */

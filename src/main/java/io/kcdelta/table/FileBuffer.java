@@ -1,6 +1,7 @@
 package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
+import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.DictionaryChoices;
 import io.kcdelta.parquet.ParquetFileWriter;
@@ -63,6 +64,13 @@ final class FileBuffer {
 
   /** The open files' in-memory size at the last {@link #openSizes} (a walk over every column). */
   private long openBytesAtLastCheck;
+
+  /**
+   * The size of the last finished file against what it held in memory before (1 until a file
+   * finished): Parquet's in-memory count is of values before dictionary encoding and compression,
+   * several times what the file becomes (3.7 times for the tests' order records).
+   */
+  private double fileBytesPerBufferedByte = 1.0;
 
   FileBuffer(Path root, Configuration conf, DeltaSinkConfig config, FileFinisher finisher) {
     this.root = root;
@@ -240,7 +248,24 @@ final class FileBuffer {
 
   /** Waits for one file; a failed one is gone (the finisher deleted it). */
   private void collect(FinishingFile f) throws IOException {
-    finished.add(new PendingFile(f.finishing().await(), f.partitionValues()));
+    DataFile done = f.finishing().await();
+    if (f.bytes() > 0) {
+      fileBytesPerBufferedByte = Math.min(1.0, (double) done.sizeBytes() / f.bytes());
+    }
+    finished.add(new PendingFile(done, f.partitionValues()));
+  }
+
+  /**
+   * About how many bytes of data files the batch makes: the finished files, and the open and
+   * finishing ones as large as their memory and the last file's compression make them (as of the
+   * last {@link #openSizes}).
+   */
+  long fileBytes() {
+    long bytes = Math.round(openBytesAtLastCheck * fileBytesPerBufferedByte);
+    for (PendingFile f : finished) {
+      bytes += f.file().sizeBytes();
+    }
+    return bytes;
   }
 
   /**

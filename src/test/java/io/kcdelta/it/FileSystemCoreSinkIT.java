@@ -50,8 +50,8 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
     OrderRecords records = new OrderRecords();
     long produced = 0;
     try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
-      // At a steady rate, 10,000 records a second, for 8 s; the interval (10 min) never comes.
-      for (int second = 0; second < 8; second++) {
+      // At a steady rate, 10,000 records a second, for 12 s; the interval (10 min) never comes.
+      for (int second = 0; second < 12; second++) {
         records.produce(producer, topic, 2, produced, produced + 10_000);
         produced += 10_000;
         Thread.sleep(1_000);
@@ -78,7 +78,9 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
           "[core-it size] flush.size.bytes %d: %d commits within the interval, bytes each %s%n",
           size, commits.size(), commits);
       assertTrue(commits.size() >= 4, "commits by size: " + commits);
-      for (long bytes : commits) {
+      // The first commit comes early: until a file is finished the task takes the size of its open
+      // files in memory, which compression makes several times smaller.
+      for (long bytes : commits.subList(1, commits.size())) {
         assertTrue(
             bytes >= size / 2 && bytes <= size * 3,
             "a commit of " + bytes + " bytes for flush.size.bytes " + size + ": " + commits);

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kcdelta.it.infra.SparkSql;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -80,6 +83,8 @@ class GeneratedColumnsSparkIT {
           .field("n", Schema.INT64_SCHEMA)
           .build();
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   @TempDir Path dir;
   private final JsonConverter json = new JsonConverter();
 
@@ -96,21 +101,23 @@ class GeneratedColumnsSparkIT {
     try (SparkSql spark = SparkSql.start()) {
       SPARK_TABLES.forEach(
           (table, generated) -> {
-            StringBuilder columns = new StringBuilder(COLUMNS);
-            List<String> names = new ArrayList<>();
-            for (String[] g : generated) {
-              columns.append(", ").append(g[0]).append(' ').append(g[1]);
-              columns.append(" GENERATED ALWAYS AS (").append(g[2]).append(')');
-              names.add(g[0]);
+            ObjectNode spec = JSON.createObjectNode();
+            spec.put("path", dir.resolve(table).toAbsolutePath().toString());
+            ArrayNode columns = spec.putArray("columns");
+            for (String column : COLUMNS.split(", ")) {
+              String[] nameType = column.split(" ");
+              columns.addObject().put("name", nameType[0]).put("type", nameType[1]);
             }
-            spark.sql(
-                "CREATE TABLE "
-                    + ref(table)
-                    + " ("
-                    + columns
-                    + ") USING delta PARTITIONED BY ("
-                    + String.join(", ", names)
-                    + ")");
+            ArrayNode partitions = spec.putArray("partitionedBy");
+            for (String[] g : generated) {
+              columns
+                  .addObject()
+                  .put("name", g[0])
+                  .put("type", g[1])
+                  .put("generatedAlwaysAs", g[2]);
+              partitions.add(g[0]);
+            }
+            spark.createGenerated(spec.toString());
           });
 
       EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 2);

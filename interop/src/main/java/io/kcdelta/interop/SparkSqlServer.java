@@ -1,9 +1,15 @@
 package io.kcdelta.interop;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.tables.DeltaColumnBuilder;
+import io.delta.tables.DeltaTable;
+import io.delta.tables.DeltaTableBuilder;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -23,7 +29,30 @@ public final class SparkSqlServer {
   /** Marks the answers: the JVM may print its own warnings to stdout. */
   private static final String MARK = "@@ ";
 
+  /**
+   * {@code CREATE-GENERATED {"path": ..., "columns": [{"name", "type", "generatedAlwaysAs"?}],
+   * "partitionedBy": [...]}}: a table with generated columns, through Delta's table builder (Delta
+   * 4.0's SQL cannot declare them: Spark 4.0 refuses GENERATED ALWAYS AS for its catalog).
+   */
+  private static final String CREATE_GENERATED = "CREATE-GENERATED ";
+
   private SparkSqlServer() {}
+
+  private static void createGenerated(SparkSession spark, String json) throws Exception {
+    JsonNode spec = new ObjectMapper().readTree(json);
+    DeltaTableBuilder table = DeltaTable.create(spark).location(spec.get("path").asText());
+    for (JsonNode c : spec.get("columns")) {
+      DeltaColumnBuilder column =
+          DeltaTable.columnBuilder(spark, c.get("name").asText()).dataType(c.get("type").asText());
+      if (c.has("generatedAlwaysAs")) {
+        column = column.generatedAlwaysAs(c.get("generatedAlwaysAs").asText());
+      }
+      table = table.addColumn(column.build());
+    }
+    List<String> partitions = new ArrayList<>();
+    spec.get("partitionedBy").forEach(p -> partitions.add(p.asText()));
+    table.partitionedBy(partitions.toArray(new String[0])).execute();
+  }
 
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -53,6 +82,11 @@ public final class SparkSqlServer {
         continue;
       }
       try {
+        if (line.startsWith(CREATE_GENERATED)) {
+          createGenerated(spark, line.substring(CREATE_GENERATED.length()));
+          out.println(MARK + "OK 0");
+          continue;
+        }
         Dataset<Row> result = spark.sql(line);
         List<String> rows = result.toJSON().collectAsList();
         out.println(MARK + "OK " + rows.size());

@@ -104,6 +104,14 @@ public final class SparkSql implements AutoCloseable {
     return spark;
   }
 
+  /**
+   * Creates a table with generated columns through Delta's table builder: {@code {"path",
+   * "columns": [{"name", "type", "generatedAlwaysAs"?}], "partitionedBy": [...]}}.
+   */
+  public void createGenerated(String json) {
+    sql("CREATE-GENERATED " + json);
+  }
+
   /** Runs one statement; its result rows as JSON objects. */
   public synchronized List<JsonNode> sql(String statement) {
     in.println(statement.replace('\n', ' '));
