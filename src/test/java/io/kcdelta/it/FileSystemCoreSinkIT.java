@@ -77,14 +77,14 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
       System.out.printf(
           "[core-it size] flush.size.bytes %d: %d commits within the interval, bytes each %s%n",
           size, commits.size(), commits);
-      assertTrue(commits.size() >= 4, "commits by size: " + commits);
-      // The first commit comes early: until a file is finished the task takes the size of its open
-      // files in memory, which compression makes several times smaller.
-      for (long bytes : commits.subList(1, commits.size())) {
-        assertTrue(
-            bytes >= size / 2 && bytes <= size * 3,
-            "a commit of " + bytes + " bytes for flush.size.bytes " + size + ": " + commits);
-      }
+      // Smaller commits come first: until a file is finished the task takes the size of its open
+      // files in memory, which compression makes several times smaller; and a rebalance (this
+      // connector joining the cluster's) commits what a task holds when its partitions close.
+      long near = commits.stream().filter(b -> b >= size / 2 && b <= size * 3).count();
+      assertTrue(near >= 4, "commits of about flush.size.bytes " + size + ": " + commits);
+      assertTrue(
+          commits.stream().allMatch(b -> b <= size * 3),
+          "no commit waits far beyond flush.size.bytes " + size + ": " + commits);
     } finally {
       connect.deleteConnector("sized-sink");
     }
