@@ -585,6 +585,6 @@ public final class DeltaSinkWriter {
   private Table tableFor(String topic) {
     return tables.computeIfAbsent(
         config.tablePath(topic),
-        path -> new Table(path, conf, config, groups, metrics.forTable(path)));
+        path -> new Table(path, conf, config, groups, metrics.forTable(path), openFiles));
   }
 }

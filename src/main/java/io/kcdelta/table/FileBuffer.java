@@ -43,6 +43,7 @@ final class FileBuffer {
   static final int MAX_FINISHING = 4;
 
   private final FileFinisher finisher;
+  private final OpenFileBudget budget;
   private final Map<List<String>, OpenFile> openFiles = new HashMap<>();
 
   /** Files handed to the finisher, oldest first. */
@@ -72,9 +73,15 @@ final class FileBuffer {
    */
   private double fileBytesPerBufferedByte = 1.0;
 
-  FileBuffer(Path root, Configuration conf, DeltaSinkConfig config, FileFinisher finisher) {
+  FileBuffer(
+      Path root,
+      Configuration conf,
+      DeltaSinkConfig config,
+      FileFinisher finisher,
+      OpenFileBudget budget) {
     this.root = root;
     this.finisher = finisher;
+    this.budget = budget;
     this.conf = conf;
     this.fileMaxBytes = config.fileMaxBytes();
     this.codec = config.compressionCodec();
@@ -169,24 +176,29 @@ final class FileBuffer {
    * What the open files, and those being finished, hold in memory until they are written.
    *
    * @param files the open files
-   * @param largestFileBytes the largest open file's size
+   * @param memoryBytes the memory they hold
+   * @param largestFileBytes the largest open file's memory
    */
-  record OpenSizes(int files, long bytes, long largestFileBytes) {}
+  record OpenSizes(int files, long memoryBytes, long largestFileBytes) {}
 
   /** One walk over the open files (each size walks every column of its file). */
   OpenSizes openSizes() {
-    long total = 0;
+    long data = 0;
+    long memory = 0;
     for (FinishingFile f : finishing) {
-      total += f.bytes();
+      data += f.bytes();
+      memory += f.memoryBytes();
     }
     long largest = 0;
     for (OpenFile f : openFiles.values()) {
       long size = f.writer.dataSize();
-      total += size;
-      largest = Math.max(largest, size);
+      long held = f.writer.reservedBytes() + size;
+      data += size;
+      memory += held;
+      largest = Math.max(largest, held);
     }
-    openBytesAtLastCheck = total;
-    return new OpenSizes(openFiles.size(), total, largest);
+    openBytesAtLastCheck = data;
+    return new OpenSizes(openFiles.size(), memory, largest);
   }
 
   /**
@@ -231,19 +243,26 @@ final class FileBuffer {
             codec,
             layout.columns(),
             dictionaries);
+    budget.fileOpened(writer.reservedBytes());
     return new OpenFile(writer, layout.valueSchema(), values);
   }
 
   /** Hands the file to the finisher; waits for the oldest when too many are finishing. */
   private void finish(List<String> key, OpenFile file) throws IOException {
     openFiles.remove(key);
-    long bytes = file.writer.dataSize();
-    long rows = file.writer.numRecords();
-    finishing.add(
-        new FinishingFile(finisher.start(file.writer), file.partitionValues, bytes, rows));
+    startFinishing(file);
     if (finishing.size() > MAX_FINISHING) {
       collect(finishing.remove(0));
     }
+  }
+
+  private void startFinishing(OpenFile file) {
+    // Sizes first: the writer belongs to the finisher's thread once started.
+    long bytes = file.writer.dataSize();
+    long memory = file.writer.reservedBytes() + bytes;
+    long rows = file.writer.numRecords();
+    finishing.add(
+        new FinishingFile(finisher.start(file.writer), file.partitionValues, bytes, memory, rows));
   }
 
   /** Waits for one file; a failed one is gone (the finisher deleted it). */
@@ -299,12 +318,7 @@ final class FileBuffer {
   Batch drain(StructType schema, List<String> partitionColumns) throws IOException {
     // All at once: the files of several partition values finish side by side.
     for (OpenFile f : openFiles.values()) {
-      finishing.add(
-          new FinishingFile(
-              finisher.start(f.writer),
-              f.partitionValues,
-              f.writer.dataSize(),
-              f.writer.numRecords()));
+      startFinishing(f);
     }
     openFiles.clear();
     awaitFinishing();
@@ -384,5 +398,6 @@ final class FileBuffer {
       FileFinisher.Finishing finishing,
       Map<String, String> partitionValues,
       long bytes,
+      long memoryBytes,
       long rows) {}
 }

@@ -23,6 +23,11 @@ final class OpenFileBudget {
   private final long bytes;
   private int rowsSinceCheck;
 
+  /** The open files' memory at the last check, and what files opened since then hold. */
+  private long memoryAtLastCheck;
+
+  private long openedSinceCheck;
+
   OpenFileBudget(long bytes) {
     this.bytes = bytes;
   }
@@ -31,12 +36,25 @@ final class OpenFileBudget {
     return new OpenFileBudget(Math.max(MIN_BYTES, Runtime.getRuntime().maxMemory() / HEAP_SHARE));
   }
 
-  /** Counts a written row; true when it is time to check the budget. */
+  /**
+   * Counts what a newly opened file holds before its first row: rows spread over thousands of
+   * partition values open a file each, and those take more memory than the rows.
+   */
+  void fileOpened(long memoryBytes) {
+    openedSinceCheck += memoryBytes;
+  }
+
+  /**
+   * Counts a written row; true when it is time to check the budget: every so many rows, or as soon
+   * as the files opened since the last check could exceed it.
+   */
   boolean rowWritten() {
-    if (++rowsSinceCheck < CHECK_EVERY_ROWS) {
+    boolean openedTooMuch = openedSinceCheck > 0 && memoryAtLastCheck + openedSinceCheck > bytes;
+    if (++rowsSinceCheck < CHECK_EVERY_ROWS && !openedTooMuch) {
       return false;
     }
     rowsSinceCheck = 0;
+    openedSinceCheck = 0;
     return true;
   }
 
@@ -52,12 +70,13 @@ final class OpenFileBudget {
     for (Table t : tables) {
       FileBuffer.OpenSizes open = t.files.openSizes();
       files += open.files();
-      total += open.bytes();
+      total += open.memoryBytes();
       if (open.files() > 0 && open.largestFileBytes() > largestBytes) {
         largest = t;
         largestBytes = open.largestFileBytes();
       }
     }
+    memoryAtLastCheck = total;
     return total > bytes && files > 1 ? largest : null;
   }
 }

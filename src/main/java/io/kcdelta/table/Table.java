@@ -46,9 +46,10 @@ final class Table {
       Configuration conf,
       DeltaSinkConfig config,
       CommitGroups groups,
-      TableMetrics metrics) {
+      TableMetrics metrics,
+      OpenFileBudget budget) {
     this.state = new TableState(path, config);
-    this.files = new FileBuffer(state.root(), conf, config, groups.finisher());
+    this.files = new FileBuffer(state.root(), conf, config, groups.finisher(), budget);
     this.groups = groups;
     this.group = groups.join(this, path, conf, config);
     this.metrics = metrics;
