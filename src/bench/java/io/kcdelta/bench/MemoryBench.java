@@ -24,10 +24,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * One task's writer (no Kafka) with a Delta partition column of 100 values, so 100 Parquet files
- * are open at once, in a JVM started with -Xmx512m. Records arrive in batches of 500 (a consumer
- * poll) at a simulated rate of bench.rate records/s per task (default 10,000): the batch is
- * committed every flush.interval.ms (default 60 s) of simulated time, which is the most a task
- * buffers. Prints the heap peak (and live peak after GC); an OutOfMemoryError is the failure.
+ * are open at once, in a JVM started with -Xmx512m (bench.partition.columns: another partitioning,
+ * e.g. {@code truncate(order_id, 20)}, a new partition value every 20 records). Records arrive in
+ * batches of 500 (a consumer poll) at a simulated rate of bench.rate records/s per task (default
+ * 10,000): the batch is committed every flush.interval.ms (default 60 s) of simulated time, which
+ * is the most a task buffers. Prints the heap peak (and live peak after GC); an OutOfMemoryError is
+ * the failure.
  */
 public final class MemoryBench {
   public static void main(String[] args) throws Exception {
@@ -42,7 +44,8 @@ public final class MemoryBench {
     props.put("name", "memory-bench");
     props.put("topics", "bench");
     props.put("delta.table.path", table);
-    props.put("delta.table.partition.columns", "bucket");
+    String partitioning = System.getProperty("bench.partition.columns", "bucket");
+    props.put("delta.table.partition.columns", partitioning);
     props.put("flush.interval.ms", String.valueOf(flushMs));
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     long[] simulatedMs = {0};
@@ -87,10 +90,11 @@ public final class MemoryBench {
     long max = Runtime.getRuntime().maxMemory();
     System.out.printf(
         Locale.ROOT,
-        "[memory] %,d records (payload ~1.1 KB) into 100 Delta partitions, one task, "
+        "[memory] %,d records (payload ~1.1 KB) partitioned by %s, one task, "
             + "flush.interval.ms=%d at a simulated %,d records/s (up to %,d records buffered), -Xmx %d MB: "
             + "completed in %d s; heap peak %d MB (sum of pool peaks), live peak after GC %d MB -> %s%n",
         n,
+        partitioning,
         flushMs,
         rate,
         Math.min(n, flushMs * rate / 1000),
