@@ -113,14 +113,18 @@ public class DynamoDbLogStore extends S3CommitLogStore {
     String fileName = file.getName();
     long version = Long.parseLong(fileName.substring(0, 20));
 
+    // The entry of version 0 is read before the look for its file: a writer marks its entry
+    // complete only after the file exists, so a complete entry then a missing file means the file
+    // was deleted; in the other order another writer's whole commit may land in between.
+    Optional<LogEntry> entryOfZero =
+        version == 0 ? entries.get(tablePath, fileName) : Optional.empty();
     if (isFile(fs, file)) {
       throw new FileAlreadyExistsException(file.toString());
     }
     if (version > 0) {
       ensurePreviousVersion(fs, logDir, tablePath, version);
     } else {
-      Optional<LogEntry> stale = entries.get(tablePath, fileName);
-      if (stale.isPresent() && stale.get().complete()) {
+      if (entryOfZero.isPresent() && entryOfZero.get().complete()) {
         throw new FileSystemException(
             file.toString(),
             null,

@@ -186,6 +186,27 @@ class DynamoDbLogStoreProtocolTest {
         addLine("a") + "\n", read(conf, deltaFile(tablePath, 0)), "the winner's file is untouched");
   }
 
+  /**
+   * Two workers create a table at once, and the other's whole commit of version 0 lands right after
+   * this writer looked for 00000000000000000000.json: a lost version (retried as any), not a table
+   * deleted and recreated. The compat run of the quickstart saw its task fail with the latter.
+   */
+  @Test
+  void versionZeroWonRightAfterThisWriterLookedIsALostVersion() throws IOException {
+    Configuration racing = new Configuration(conf);
+    racing.set("fs.s3a.impl", InterleavingS3AFileSystem.class.getName());
+    racing.setBoolean("fs.s3a.impl.disable.cache", true);
+    Path zero = deltaFile(tablePath, 0);
+    InterleavingS3AFileSystem.afterNextLookFor(zero, () -> write(0, addLine("theirs")));
+    DynamoDbLogStore late = new DynamoDbLogStore(racing);
+    FileAlreadyExistsException e =
+        assertThrows(
+            FileAlreadyExistsException.class,
+            () -> late.write(zero, List.of(addLine("mine")).iterator(), false, racing));
+    assertTrue(e.getFile().endsWith("00000000000000000000.json"), e.getFile());
+    assertEquals(addLine("theirs") + "\n", read(conf, zero), "the winner's file is untouched");
+  }
+
   @Test
   void versionClaimedInDynamoDbButNotYetCopiedIsFileAlreadyExists() throws IOException {
     write(0, addLine("a"));
