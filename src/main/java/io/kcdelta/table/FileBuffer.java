@@ -187,7 +187,7 @@ final class FileBuffer {
     long memory = 0;
     for (FinishingFile f : finishing) {
       data += f.bytes();
-      memory += f.memoryBytes();
+      memory += f.reservedBytes() + f.bytes();
     }
     long largest = 0;
     for (OpenFile f : openFiles.values()) {
@@ -259,10 +259,11 @@ final class FileBuffer {
   private void startFinishing(OpenFile file) {
     // Sizes first: the writer belongs to the finisher's thread once started.
     long bytes = file.writer.dataSize();
-    long memory = file.writer.reservedBytes() + bytes;
+    long reserved = file.writer.reservedBytes();
     long rows = file.writer.numRecords();
     finishing.add(
-        new FinishingFile(finisher.start(file.writer), file.partitionValues, bytes, memory, rows));
+        new FinishingFile(
+            finisher.start(file.writer), file.partitionValues, bytes, reserved, rows));
   }
 
   /** Waits for one file; a failed one is gone (the finisher deleted it). */
@@ -398,6 +399,6 @@ final class FileBuffer {
       FileFinisher.Finishing finishing,
       Map<String, String> partitionValues,
       long bytes,
-      long memoryBytes,
+      long reservedBytes,
       long rows) {}
 }

@@ -3,7 +3,6 @@ package io.kcdelta.table;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.ParquetFileWriter;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -88,7 +87,7 @@ public interface FileFinisher {
           if (cause instanceof Error err) {
             throw err;
           }
-          throw new InterruptedIOException(String.valueOf(cause));
+          throw new IOException("Finishing a data file failed", cause);
         } finally {
           if (interrupted) {
             Thread.currentThread().interrupt();

@@ -51,6 +51,27 @@ public final class ConnectCluster {
     return c;
   }
 
+  /**
+   * Creates a topic of {@code partitions} per table, and returns the config of a JSON sink (schema
+   * envelope) writing each to its table under {@code tablesUri} through the file-system log store,
+   * committing every 2 s.
+   */
+  public static Map<String, String> tablePerTopicConfig(
+      EmbeddedConnectCluster connect,
+      List<String> tables,
+      int partitions,
+      int tasks,
+      String tablesUri) {
+    for (String table : tables) {
+      connect.kafka().createTopic(table, partitions);
+    }
+    Map<String, String> c =
+        jsonSinkConfig(String.join(",", tables), tasks, tablesUri + "${topic}", true);
+    c.put("flush.interval.ms", "2000");
+    c.put("delta.log.store", "filesystem");
+    return c;
+  }
+
   /** {@link #sinkConfig} with JSON values, in the schema envelope or plain. */
   public static Map<String, String> jsonSinkConfig(
       String topic, int tasks, String tablePath, boolean schemas) {

@@ -122,14 +122,9 @@ class GeneratedColumnsSparkIT {
 
       EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 2);
       try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
-        for (String table : tables) {
-          connect.kafka().createTopic(table, PARTITIONS);
-        }
         Map<String, String> c =
-            ConnectCluster.jsonSinkConfig(
-                String.join(",", tables), 2, dir.toUri() + "${topic}", true);
-        c.put("flush.interval.ms", "2000");
-        c.put("delta.log.store", "filesystem");
+            ConnectCluster.tablePerTopicConfig(
+                connect, tables, PARTITIONS, 2, dir.toUri().toString());
         c.put("delta.table.partition.columns", "event_date=day(at),hour(at),truncate(sku, 2)");
         ConnectCluster.runConnector(connect, CONNECTOR, c, 2);
         produce(producer, tables);

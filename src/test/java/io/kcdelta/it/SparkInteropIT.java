@@ -140,14 +140,9 @@ class SparkInteropIT {
 
       EmbeddedConnectCluster connect = ConnectCluster.start(getClass().getSimpleName(), 2);
       try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
-        for (String table : tables) {
-          connect.kafka().createTopic(table, PARTITIONS);
-        }
         Map<String, String> c =
-            ConnectCluster.jsonSinkConfig(
-                String.join(",", tables), 4, dir.toUri() + "${topic}", true);
-        c.put("flush.interval.ms", "2000");
-        c.put("delta.log.store", "filesystem");
+            ConnectCluster.tablePerTopicConfig(
+                connect, tables, PARTITIONS, 4, dir.toUri().toString());
         c.put("delta.table.properties.delta.enableDeletionVectors", "true");
         c.put("delta.table.properties.delta.enableChangeDataFeed", "true");
         c.put("delta.table.properties.delta.enableInCommitTimestamps", "true");
