@@ -75,7 +75,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   /** Set by Connect on every connector config; the default of {@link #TXN_APP_ID}. */
   public static final String CONNECTOR_NAME = "name";
 
-  public static final String TOPIC_PLACEHOLDER = "${topic}";
+  public static final String TOPIC_PLACEHOLDER = TablePathTemplate.TOPIC;
 
   public static final String LOG_STORE_DYNAMODB = "dynamodb";
   public static final String LOG_STORE_FILESYSTEM = "filesystem";
@@ -136,7 +136,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
         Importance.HIGH,
         "Root of the Delta table, with its scheme: s3a://bucket/prefix/table or file:///path/table. "
             + "'${topic}' is replaced by the record's topic, so one connector can fill one table per topic. "
-            + "A topic with a setting delta.table.path.<topic> goes to that table instead.",
+            + "'${field:<name>}' (after the bucket) is replaced by the value of a top-level string field of "
+            + "the record value, so one topic fills a table per value (e.g. per tenant); a value that is "
+            + "missing, not a string or not path-safe ([A-Za-z0-9][A-Za-z0-9._-]*, at most 128 "
+            + "characters) makes the record errant. A topic with a setting delta.table.path.<topic> goes "
+            + "to that table instead.",
         GROUP_TABLE,
         ++o,
         Width.LONG,
@@ -883,13 +887,25 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   /**
    * The table path for a topic: its own ({@code delta.table.path.<topic>}) or {@code
-   * delta.table.path}, ${topic} expanded.
+   * delta.table.path}, ${topic} expanded; only for topics not routed by field.
    */
   public String tablePath(String topic) {
-    String template = topicTables.getOrDefault(topic, tablePathTemplate());
-    return template.contains(TOPIC_PLACEHOLDER)
-        ? template.replace(TOPIC_PLACEHOLDER, topic)
-        : template;
+    TablePathTemplate template = tablePathTemplate(topic);
+    if (template.byField()) {
+      throw new IllegalStateException(template + " routes by field: each record has its table");
+    }
+    return template.resolve(topic, field -> field);
+  }
+
+  /** The template of the topic's table paths: its own or {@code delta.table.path}. */
+  public TablePathTemplate tablePathTemplate(String topic) {
+    return TablePathTemplate.parse(topicTables.getOrDefault(topic, tablePathTemplate()));
+  }
+
+  /** Whether any topic's records choose their tables by the values of fields. */
+  public boolean routesByField() {
+    return TablePathTemplate.parse(tablePathTemplate()).byField()
+        || topicTables.values().stream().anyMatch(t -> TablePathTemplate.parse(t).byField());
   }
 
   /** The partition columns of a table the connector creates, by name (transforms named). */
@@ -1170,9 +1186,9 @@ public final class DeltaSinkConfig extends AbstractConfig {
 
   static String schemeOf(String path) {
     try {
-      String scheme = new URI(path.trim().replace(TOPIC_PLACEHOLDER, "topic")).getScheme();
+      String scheme = new URI(TablePathTemplate.parse(path).sample()).getScheme();
       return scheme == null ? null : scheme.toLowerCase(Locale.ROOT);
-    } catch (URISyntaxException e) {
+    } catch (URISyntaxException | IllegalArgumentException e) {
       return null;
     }
   }
@@ -1225,7 +1241,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
       String path = value.toString().trim();
       String scheme;
       try {
-        URI uri = new URI(path.replace(TOPIC_PLACEHOLDER, "topic"));
+        URI uri = new URI(TablePathTemplate.parse(path).sample());
         scheme = uri.getScheme();
         if (uri.getUserInfo() != null) {
           throw new ConfigException(
@@ -1239,6 +1255,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
         }
       } catch (URISyntaxException e) {
         throw new ConfigException(name, path, "Not a valid URI: " + e.getMessage());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(name, path, e.getMessage());
       }
       if (scheme == null) {
         throw new ConfigException(

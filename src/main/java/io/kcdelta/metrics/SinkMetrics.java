@@ -36,7 +36,9 @@ public final class SinkMetrics {
     /** A schema the table cannot take (evolution refused, a clashing column name). */
     SCHEMA("schema"),
     /** A value its column cannot hold (a decimal too wide, a string that is no timestamp). */
-    VALUE("value");
+    VALUE("value"),
+    /** No path-safe value of the field that names the record's table ({@code ${field:...}}). */
+    ROUTE("route");
 
     final String tag;
 

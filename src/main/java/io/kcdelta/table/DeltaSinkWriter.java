@@ -10,6 +10,7 @@ import io.kcdelta.record.RecordCheck.Errant;
 import io.kcdelta.record.RecordCheck.Row;
 import io.kcdelta.record.RecordCheck.Verdict;
 import io.kcdelta.record.RecordOrigin;
+import io.kcdelta.record.TableRoutes;
 import io.kcdelta.record.TableState;
 import io.kcdelta.table.DeltaCommitter.Committed;
 import io.kcdelta.table.DeltaCommitter.Failed;
@@ -41,18 +42,22 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *
  * <ol>
  *   <li>{@link #open}: the Delta log, not Kafka, says where each partition resumes: the txn version
- *       of its appId + 1. The consumer is sought there.
- *   <li>{@link #put}: records at or below what was already seen are redeliveries and are dropped;
- *       the rest are buffered into the table's open files, or reported as errant. A table is
- *       committed once its oldest buffered record waited {@code flush.interval.ms}, or once it
- *       holds {@code flush.size.bytes}.
+ *       of its appId + 1. The consumer is sought there. Routed by field ({@code ${field:...}}), a
+ *       partition writes to many tables and none says where it resumes: it resumes at the group
+ *       offset, which {@link #preCommit} moves only past what is durable in every table or reported
+ *       errant (see {@link PartitionProgress}).
+ *   <li>{@link #put}: records at or below what their table already holds or buffers are
+ *       redeliveries and are dropped; the rest are buffered into their table's open files, or
+ *       reported as errant. A table is committed once its oldest buffered record waited {@code
+ *       flush.interval.ms}, or once it holds {@code flush.size.bytes}.
  *   <li>Commit: files finished, then the batch is handed to the table's {@link CommitGroup} (this
  *       connector's tasks in this worker), whose one Delta transaction adds the files of all its
  *       members together with one SetTransaction per Kafka partition, after checking that the table
  *       still holds the versions each task expects (else another task owns the partitions now: that
  *       task's batch is dropped and its partitions are sought back to what the table holds). At
  *       most one batch per table is in flight; its outcome is taken at the next put() or close().
- *   <li>{@link #preCommit}: only offsets durable in the Delta log go to Kafka.
+ *   <li>{@link #preCommit}: only offsets durable in the Delta log (routed: in every table) go to
+ *       Kafka.
  *   <li>{@link #close}: buffered data of the closed partitions is committed first.
  * </ol>
  *
@@ -74,6 +79,8 @@ public final class DeltaSinkWriter {
   private final RecordOrigin origin;
   private final LongSupplier clock;
   private final RecordCheck check;
+  private final TableRoutes routes;
+  private final boolean routesByField;
   private final ErrantRecords errant;
   private final OpenFileBudget openFiles;
   private final TableFailures failures;
@@ -99,6 +106,12 @@ public final class DeltaSinkWriter {
 
   /** The records of the last put() that threw RetriableException, by the poll that fetched them. */
   private final Map<SinkRecord, Long> retained = new IdentityHashMap<>();
+
+  /**
+   * The tables of this put()'s records routed by field: a {@link Table}, or the DataException that
+   * says why the record has none.
+   */
+  private final Map<SinkRecord, Object> routed = new IdentityHashMap<>();
 
   /**
    * @param groups the commit groups of the worker this task runs in: {@link CommitGroups#jvm()}
@@ -137,6 +150,8 @@ public final class DeltaSinkWriter {
         new DeltaCommitter(
             config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
     this.check = new RecordCheck(config, origin);
+    this.routes = new TableRoutes(config, origin);
+    this.routesByField = config.routesByField();
     this.errant = new ErrantRecords(reporter, metrics);
     this.failures = new TableFailures(context, clock, config.commitRetryTimeoutMs(), conf);
     this.access = new S3AccessCheck(conf);
@@ -153,7 +168,12 @@ public final class DeltaSinkWriter {
   public void open(Collection<TopicPartition> partitions) {
     Map<Table, List<TopicPartition>> byTable = new LinkedHashMap<>();
     for (TopicPartition tp : partitions) {
-      byTable.computeIfAbsent(tableFor(tp.topic()), t -> new ArrayList<>()).add(tp);
+      if (routes.byField(tp.topic())) {
+        // No table says where it resumes: Connect fetches from the group offset.
+        offsets.openedRouted(tp);
+      } else {
+        byTable.computeIfAbsent(tableFor(tp.topic()), t -> new ArrayList<>()).add(tp);
+      }
     }
     byTable.forEach(
         (table, tps) -> {
@@ -218,14 +238,16 @@ public final class DeltaSinkWriter {
     inPut = true;
     try {
       resolveLateOpens();
+      long now = clock.getAsLong();
+      route(records, now);
       // Only a table without a schema yet needs the batch looked at before its records.
       boolean newTable = tables.values().stream().anyMatch(t -> t.state.batchSchema() == null);
       check.beforeBatch(newTable ? records : List.of(), this::tableOf);
-      long now = clock.getAsLong();
       for (SinkRecord record : records) {
         accept(record, now, fetchedInPoll(record));
       }
       commitDueTables(now);
+      releaseIdleRoutedTables(now);
     } catch (RetriableException e) {
       offsets.publish();
       retain(records);
@@ -235,6 +257,7 @@ public final class DeltaSinkWriter {
       throw e;
     } finally {
       inPut = false;
+      routed.clear();
     }
     retained.clear();
     offsets.publish();
@@ -259,9 +282,54 @@ public final class DeltaSinkWriter {
     retained.putAll(next);
   }
 
-  /** The state of the table the record's partition writes to (null: not opened). */
+  /**
+   * Finds the table of each record of a topic routed by field, and reads what each table holds of
+   * the task's partitions when it is first named: its txn versions, by which it drops what it holds
+   * already and fences other writers.
+   */
+  private void route(Collection<SinkRecord> records, long now) {
+    for (SinkRecord record : records) {
+      PartitionProgress p = offsets.of(origin.partition(record));
+      if (p == null || !p.routed()) {
+        continue;
+      }
+      String path;
+      try {
+        path = routes.pathOf(record);
+      } catch (DataException e) {
+        routed.put(record, e);
+        continue;
+      }
+      Table table = tableAt(path);
+      if (p.lane(table) == null) {
+        readLanes(record.topic(), table);
+      }
+      table.named(now);
+      routed.put(record, table);
+    }
+  }
+
+  private void readLanes(String topic, Table table) {
+    List<TopicPartition> tps = offsets.routedWithoutLane(topic, table);
+    Map<TopicPartition, Long> versions;
+    try {
+      access.check(table.path());
+      versions = committer.txnVersions(table, tps);
+    } catch (RuntimeException e) {
+      throw failures.retriableOrFail(table, "Reading the Delta log of " + table.path(), e);
+    }
+    table.healthy();
+    versions.forEach((tp, v) -> offsets.of(tp).addLane(table, v));
+    table.maintains(offsets.holdsFirstPartition(table));
+    ProtocolLog.routedTo(table, versions);
+  }
+
+  /** The state of the table the record writes to (null: not opened, or no table). */
   private TableState tableOf(SinkRecord record) {
     PartitionProgress p = offsets.of(origin.partition(record));
+    if (p != null && p.routed()) {
+      return routed.get(record) instanceof Table t ? t.state : null;
+    }
     return p == null ? null : p.table.state;
   }
 
@@ -272,16 +340,94 @@ public final class DeltaSinkWriter {
     if (p == null) {
       throw origin.notOpened(record);
     }
-    if (p.isRedelivery(offset, fetchedInPoll)) {
+    if (p.routed()) {
+      acceptRouted(record, p, now, fetchedInPoll);
+      return;
+    }
+    TableLane lane = p.lane(p.table);
+    if (p.isRedelivery(lane, offset, fetchedInPoll)) {
       metrics.recordSkipped();
       return;
     }
     if (write(record, p.table, tp, offset, now)) {
-      p.seen(offset);
-      p.table.received(now);
-      if (openFiles.rowWritten()) {
-        boundOpenFiles();
+      lane.seen(offset);
+      written(p.table, now);
+    }
+  }
+
+  /**
+   * A record of a partition routed by field: each table drops what it holds or buffers already; a
+   * record without a table is reported once, not again when the partition is re-read.
+   */
+  private void acceptRouted(SinkRecord record, PartitionProgress p, long now, long fetchedInPoll) {
+    TopicPartition tp = origin.partition(record);
+    long offset = origin.offset(record);
+    if (p.isStale(fetchedInPoll)) {
+      metrics.recordSkipped();
+      return;
+    }
+    p.received(offset);
+    Object route = routed.get(record);
+    if (!(route instanceof Table table)) {
+      if (p.processedBefore(offset)) {
+        metrics.recordSkipped();
+      } else if (record.value() == null) {
+        // A tombstone names no table: behavior.on.null.values decides, as for any table.
+        Verdict verdict = check.check(record, null);
+        if (verdict instanceof Errant bad) {
+          errant.report(record, bad);
+        } else {
+          metrics.recordSkipped();
+        }
+      } else {
+        errant.report(record, new Errant((DataException) route, SinkMetrics.ErrantCause.ROUTE));
       }
+      p.processed(offset);
+      return;
+    }
+    TableLane lane = p.lane(table);
+    if (offset <= lane.lastSeen) {
+      metrics.recordSkipped();
+      p.processed(offset);
+      return;
+    }
+    if (write(record, table, tp, offset, now)) {
+      lane.seen(offset);
+      p.processed(offset);
+      written(table, now);
+    } else {
+      // The table's rewind sought only what it had buffered: this record must come again too.
+      context.offset(tp, p.rereadFrom(offset, polls + 1));
+    }
+  }
+
+  /**
+   * Routed by field, a task names tables as its records come: a table it had no record for in two
+   * flush intervals is let go (its files are committed, its commit group left), and read again when
+   * a record names it.
+   */
+  private void releaseIdleRoutedTables(long now) {
+    if (!routesByField) {
+      return;
+    }
+    tables
+        .values()
+        .removeIf(
+            t -> {
+              boolean release =
+                  offsets.onlyRouted(t) && t.idleSince(now, 2 * config.flushIntervalMs());
+              if (release) {
+                offsets.forget(t);
+                t.leave();
+              }
+              return release;
+            });
+  }
+
+  private void written(Table table, long now) {
+    table.received(now);
+    if (openFiles.rowWritten()) {
+      boundOpenFiles();
     }
   }
 
@@ -373,7 +519,9 @@ public final class DeltaSinkWriter {
       rewindTable(table, "finishing data files", e);
       return;
     }
-    Map<TopicPartition, Long> expected = offsets.expectedVersions(batch.lastOffsets().keySet());
+    offsets.handedIn(table);
+    Map<TopicPartition, Long> expected =
+        offsets.expectedVersions(table, batch.lastOffsets().keySet());
     // Another member's round may commit the batch long before this task's next put() (on an idle
     // stream up to offset.flush.interval.ms): its partition gauges follow the commit at once.
     Map<PartitionMetrics, Long> gauges = offsets.metricsOf(batch.lastOffsets());
@@ -426,6 +574,7 @@ public final class DeltaSinkWriter {
       // The files are finished and stay valid: keep them for the next attempt.
       table.metrics.failed();
       table.files.requeue(entry.batch);
+      offsets.requeued(table);
       throw failures.retriableOrFail(
           table, "The commit to " + table.path(), ((Failed) outcome).cause());
     }
@@ -453,6 +602,7 @@ public final class DeltaSinkWriter {
   private void conclude(Table table, CommitGroup.Entry entry, Outcome outcome) {
     Batch batch = entry.batch;
     if (outcome instanceof Failed) {
+      offsets.decided(table, Map.of());
       table.metrics.failed();
       table.files.deleteUncommitted(batch.files());
       table.decided();
@@ -460,7 +610,7 @@ public final class DeltaSinkWriter {
     }
     table.healthy();
     if (outcome instanceof Committed c) {
-      offsets.durable(batch.lastOffsets());
+      offsets.decided(table, batch.lastOffsets());
       table.committed(batch);
       table.metrics.committed(batch.size(), c.version(), c.rebased(), entry.latencyMs());
       ProtocolLog.committed(table, c.version(), batch, entry);
@@ -468,8 +618,10 @@ public final class DeltaSinkWriter {
       table.files.deleteUncommitted(batch.files());
       table.metrics.fenced(entry.latencyMs());
       ProtocolLog.fenced(table, batch, f.versions(), entry.expected);
-      offsets.durable(f.versions());
+      offsets.decided(table, f.versions());
     } else {
+      // Deferred: only tombstones or errant records, which are done with.
+      offsets.decided(table, Map.of());
       ProtocolLog.nothingToCommit(table, batch);
     }
     table.decided();
@@ -516,6 +668,10 @@ public final class DeltaSinkWriter {
 
   public Map<TopicPartition, OffsetAndMetadata> preCommit(
       Map<TopicPartition, OffsetAndMetadata> current) {
+    if (routesByField) {
+      // Routed, a record without a table counts as done once reported, not with a commit.
+      errant.awaitReports();
+    }
     return offsets.committable(current);
   }
 
@@ -528,11 +684,12 @@ public final class DeltaSinkWriter {
     Set<Table> affected = new LinkedHashSet<>();
     for (TopicPartition tp : partitions) {
       PartitionProgress p = offsets.of(tp);
-      if (p != null
-          && (p.table.files.partitions().contains(tp)
-              || (p.table.inFlight != null
-                  && p.table.inFlight.batch.lastOffsets().containsKey(tp)))) {
-        affected.add(p.table);
+      for (TableLane lane : p == null ? List.<TableLane>of() : p.lanes()) {
+        Table t = lane.table;
+        if (t.files.partitions().contains(tp)
+            || (t.inFlight != null && t.inFlight.batch.lastOffsets().containsKey(tp))) {
+          affected.add(t);
+        }
       }
     }
     offsets.closing(partitions);
@@ -583,8 +740,11 @@ public final class DeltaSinkWriter {
   // ---------------------------------------------------------------- helpers
 
   private Table tableFor(String topic) {
+    return tableAt(config.tablePath(topic));
+  }
+
+  private Table tableAt(String path) {
     return tables.computeIfAbsent(
-        config.tablePath(topic),
-        path -> new Table(path, conf, config, groups, metrics.forTable(path), openFiles));
+        path, p -> new Table(p, conf, config, groups, metrics.forTable(p), openFiles));
   }
 }

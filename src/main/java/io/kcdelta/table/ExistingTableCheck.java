@@ -21,11 +21,12 @@ public final class ExistingTableCheck {
 
   /**
    * Problems with {@code delta.table.partition.columns} for the existing table; none when the table
-   * does not exist, the path holds {@code ${topic}}, or the table cannot be read within {@code
-   * timeout} (the task reports those itself, with retries).
+   * does not exist, the path holds {@code ${topic}} or {@code ${field:...}}, or the table cannot be
+   * read within {@code timeout} (the task reports those itself, with retries).
    */
   public static List<String> partitionColumnProblems(DeltaSinkConfig config, Duration timeout) {
     if (config.tablePathTemplate().contains(DeltaSinkConfig.TOPIC_PLACEHOLDER)
+        || config.routesByField()
         || config.partitionColumns().isEmpty()) {
       return List.of();
     }

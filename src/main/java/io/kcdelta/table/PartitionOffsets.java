@@ -5,10 +5,12 @@ import io.kcdelta.metrics.SinkMetrics;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -39,16 +41,27 @@ final class PartitionOffsets {
    * seek there, if any, precedes the fetch of poll {@code seekAppliesAtPoll} (0: no seek pending).
    */
   void opened(TopicPartition tp, Table table, long durable, long seekAppliesAtPoll) {
+    PartitionProgress p = new PartitionProgress(table, durable, replaceMetrics(tp));
+    p.seekAppliesAtPoll = seekAppliesAtPoll;
+    progress.put(tp, p);
+    p.publish();
+    unresolved.remove(tp);
+  }
+
+  /** The partition's records choose their tables by field: it resumes at the group offset. */
+  void openedRouted(TopicPartition tp) {
+    PartitionProgress p = new PartitionProgress(replaceMetrics(tp));
+    progress.put(tp, p);
+    p.publish();
+  }
+
+  private PartitionMetrics replaceMetrics(TopicPartition tp) {
     PartitionProgress before = progress.get(tp);
     if (before != null) {
       // Its gauges go first: a second set of the same names would fail to register.
       before.metrics.close();
     }
-    PartitionProgress p = new PartitionProgress(table, durable, metrics.forPartition(tp));
-    p.seekAppliesAtPoll = seekAppliesAtPoll;
-    progress.put(tp, p);
-    p.publish();
-    unresolved.remove(tp);
+    return metrics.forPartition(tp);
   }
 
   void unresolved(TopicPartition tp, Table table) {
@@ -68,26 +81,73 @@ final class PartitionOffsets {
   }
 
   /**
-   * Per partition of the batch, the txn version the table must still hold for this task to commit.
+   * Routed partitions of the topic without a share of the table yet: their txn versions to read.
    */
-  Map<TopicPartition, Long> expectedVersions(Collection<TopicPartition> partitions) {
+  List<TopicPartition> routedWithoutLane(String topic, Table table) {
+    List<TopicPartition> out = new ArrayList<>();
+    progress.forEach(
+        (tp, p) -> {
+          if (p.routed() && tp.topic().equals(topic) && p.lane(table) == null) {
+            out.add(tp);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Per partition of the table's batch, the txn version the table must still hold for this task to
+   * commit.
+   */
+  Map<TopicPartition, Long> expectedVersions(Table table, Collection<TopicPartition> partitions) {
     Map<TopicPartition, Long> expected = new HashMap<>();
     for (TopicPartition tp : partitions) {
-      expected.put(tp, progress.get(tp).committed);
+      expected.put(tp, progress.get(tp).lane(table).committed);
     }
     return expected;
   }
 
-  /** The gauges of these partitions, with their offsets. */
+  /**
+   * The gauges of these partitions, with their offsets: those of partitions writing to one table (a
+   * table's commit says nothing of a routed partition's other tables).
+   */
   Map<PartitionMetrics, Long> metricsOf(Map<TopicPartition, Long> offsets) {
-    Map<PartitionMetrics, Long> out = new java.util.IdentityHashMap<>();
-    offsets.forEach((tp, o) -> out.put(progress.get(tp).metrics, o));
+    Map<PartitionMetrics, Long> out = new IdentityHashMap<>();
+    offsets.forEach(
+        (tp, o) -> {
+          PartitionProgress p = progress.get(tp);
+          if (!p.routed()) {
+            out.put(p.metrics, o);
+          }
+        });
     return out;
   }
 
-  /** These offsets are durable in the table (ours, or another writer's after a fence). */
-  void durable(Map<TopicPartition, Long> versions) {
-    versions.forEach((tp, v) -> progress.get(tp).committed = v);
+  /** The table's buffer became its batch in flight. */
+  void handedIn(Table table) {
+    forLanes(table, TableLane::handedIn);
+  }
+
+  /** The table's batch in flight came back to its buffer (its commit had no verdict). */
+  void requeued(Table table) {
+    forLanes(table, TableLane::requeued);
+  }
+
+  /**
+   * The table's batch in flight is decided; these offsets are durable in the table (ours, or
+   * another writer's after a fence).
+   */
+  void decided(Table table, Map<TopicPartition, Long> versions) {
+    versions.forEach((tp, v) -> progress.get(tp).lane(table).committed = v);
+    forLanes(table, lane -> lane.firstInFlight = -1);
+  }
+
+  private void forLanes(Table table, Consumer<TableLane> action) {
+    for (PartitionProgress p : progress.values()) {
+      TableLane lane = p.lane(table);
+      if (lane != null) {
+        action.accept(lane);
+      }
+    }
   }
 
   /**
@@ -99,8 +159,8 @@ final class PartitionOffsets {
   Map<TopicPartition, Long> rewind(Table table, long appliesAtPoll) {
     Map<TopicPartition, Long> seeks = new HashMap<>();
     for (Map.Entry<TopicPartition, PartitionProgress> e : progress.entrySet()) {
-      if (e.getValue().table == table && !closing.contains(e.getKey())) {
-        long target = e.getValue().rewind(appliesAtPoll);
+      if (!closing.contains(e.getKey())) {
+        long target = e.getValue().rewind(table, appliesAtPoll);
         if (target >= 0) {
           seeks.put(e.getKey(), target);
         }
@@ -127,8 +187,12 @@ final class PartitionOffsets {
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
     progress.forEach(
         (tp, p) -> {
-          if (p.committed >= 0 && current.containsKey(tp)) {
-            durable.put(tp, new OffsetAndMetadata(p.committed + 1));
+          if (!current.containsKey(tp)) {
+            return;
+          }
+          long next = p.routed() ? p.report() : p.lane(p.table).committed + 1;
+          if (next > 0) {
+            durable.put(tp, new OffsetAndMetadata(next));
           }
         });
     return durable;
@@ -152,7 +216,18 @@ final class PartitionOffsets {
 
   boolean writesTo(Table table) {
     return unresolved.containsValue(table)
-        || progress.values().stream().anyMatch(p -> p.table == table);
+        || progress.values().stream().anyMatch(p -> p.lane(table) != null);
+  }
+
+  /** Whether only partitions routed by field write to the table. */
+  boolean onlyRouted(Table table) {
+    return !unresolved.containsValue(table)
+        && progress.values().stream().noneMatch(p -> p.table == table);
+  }
+
+  /** The table is no longer held: routed partitions read it again when a record names it. */
+  void forget(Table table) {
+    progress.values().forEach(p -> p.forget(table));
   }
 
   /** Whether the task holds partition 0 of a topic writing to the table. */
@@ -160,7 +235,7 @@ final class PartitionOffsets {
     return unresolved.entrySet().stream()
             .anyMatch(e -> e.getValue() == table && e.getKey().partition() == 0)
         || progress.entrySet().stream()
-            .anyMatch(e -> e.getValue().table == table && e.getKey().partition() == 0);
+            .anyMatch(e -> e.getValue().lane(table) != null && e.getKey().partition() == 0);
   }
 
   /** Tells the metrics where each partition stands. */

@@ -29,6 +29,22 @@ final class ProtocolLog {
         resume);
   }
 
+  /**
+   * Routed by field: what a table a record named holds of the partitions (they resume elsewhere).
+   */
+  static void routedTo(Table table, Map<TopicPartition, Long> versions) {
+    LOG.info(
+        "Writing to table {} (routed by field); it holds these partitions up to {}",
+        table.path(),
+        byName(versions));
+  }
+
+  private static Map<String, Long> byName(Map<TopicPartition, Long> offsets) {
+    Map<String, Long> out = new TreeMap<>();
+    offsets.forEach((tp, o) -> out.put(tp.toString(), o));
+    return out;
+  }
+
   static void openDeferred(Table table, Collection<TopicPartition> tps, Exception cause) {
     LOG.warn(
         "Could not read the Delta log of {} while opening {}; the next put() retries: {}",

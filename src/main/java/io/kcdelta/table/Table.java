@@ -65,11 +65,25 @@ final class Table {
     metrics.holding(pendingSinceMs, files.openFiles(), files.rows(), files.bytes());
   }
 
+  /** When a record last named the table (-1: none). */
+  private long lastNamedMs = -1;
+
+  /** A record named the table at {@code nowMs} (taken, or dropped as held already). */
+  void named(long nowMs) {
+    lastNamedMs = nowMs;
+  }
+
   /** A record was taken for the table at {@code nowMs}. */
   void received(long nowMs) {
+    lastNamedMs = nowMs;
     if (pendingSinceMs < 0) {
       pendingSinceMs = nowMs;
     }
+  }
+
+  /** Nothing buffered or in flight, and no record taken for {@code idleMs} until {@code nowMs}. */
+  boolean idleSince(long nowMs, long idleMs) {
+    return files.isEmpty() && inFlight == null && nowMs - lastNamedMs >= idleMs;
   }
 
   /**

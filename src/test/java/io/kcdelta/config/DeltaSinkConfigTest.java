@@ -89,6 +89,32 @@ class DeltaSinkConfigTest {
   }
 
   @Test
+  void aFieldInThePathRoutesEachRecordItMayFollowOnlyTheBucket() {
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(
+            props(
+                "delta.table.path",
+                "s3a://bucket/warehouse/${topic}_${field:tenant}",
+                "delta.table.path.audit",
+                "s3a://bucket/audit"));
+    assertTrue(c.routesByField());
+    assertTrue(c.tablePathTemplate("orders").byField());
+    assertEquals("s3a://bucket/audit", c.tablePath("audit"));
+    assertEquals("s3a", DeltaSinkConfig.schemeOf(c.tablePathTemplate()));
+    assertEquals(false, new DeltaSinkConfig(props()).routesByField());
+
+    List<String> errors =
+        errorsOf(props("delta.table.path", "s3a://${field:tenant}/orders"), "delta.table.path");
+    assertTrue(errors.get(0).contains("may only follow the bucket"), errors.get(0));
+    errors = errorsOf(props("delta.table.path", "s3a://b/t/${field:a.b}"), "delta.table.path");
+    assertTrue(errors.get(0).contains("does not name a field"), errors.get(0));
+    errors =
+        errorsOf(
+            props("delta.table.path.orders", "s3a://b/${field:}/x"), "delta.table.path.orders");
+    assertTrue(errors.get(0).contains("does not name a field"), errors.get(0));
+  }
+
+  @Test
   void aTopicsTableMustBeAUsablePathOfTheDefaultsScheme() {
     List<String> errors =
         errorsOf(props("delta.table.path.orders", "file:///tmp/orders"), "delta.table.path.orders");

@@ -1,18 +1,26 @@
 package io.kcdelta.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The core test on a local file:// table with the filesystem log store; and commits by size on the
- * same cluster.
+ * The core test on a local file:// table with the filesystem log store; commits by size and routing
+ * by field on the same cluster.
  */
 class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
   @TempDir Path dir;
@@ -87,6 +95,79 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
           "no commit waits far beyond flush.size.bytes " + size + ": " + commits);
     } finally {
       connect.deleteConnector("sized-sink");
+    }
+  }
+
+  /**
+   * {@code ${field:tenant}} in the path: 20,000 schemaless records of 5 tenants over 4 partitions,
+   * 2 tasks, and every 101st record without a usable tenant. Each table holds exactly its tenant's
+   * records, once; its txn version of each partition is the partition's last record of that tenant;
+   * the records without a table reach the dead letter queue.
+   */
+  @Test
+  void recordsRouteToATablePerValueOfAField() throws Exception {
+    String topic = "tenants";
+    int partitions = 4;
+    int n = 20_000;
+    connect.kafka().createTopic(topic, partitions);
+    Map<String, String> c =
+        ConnectCluster.jsonSinkConfig(topic, 2, dir.toUri() + "tenant-${field:tenant}", false);
+    c.put("flush.interval.ms", "2000");
+    c.put("errors.tolerance", "all");
+    c.put("errors.deadletterqueue.topic.name", "tenants-dlq");
+    c.put("errors.deadletterqueue.topic.replication.factor", "1");
+    ConnectCluster.runConnector(connect, "routed-sink", c, 2);
+    Map<String, Map<Long, Long>> idsByTable = new TreeMap<>(); // table -> id -> offset
+    Map<String, Map<Integer, Long>> lastOffsets = new TreeMap<>(); // table -> partition -> offset
+    int unroutable = 0;
+    try (KafkaProducer<byte[], byte[]> producer = ConnectCluster.producer(connect)) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
+      for (long id = 0; id < n; id++) {
+        String tenant = id % 101 == 100 ? "\"no/tenant\"" : "\"t" + (id % 5) + "\"";
+        byte[] value =
+            ("{\"id\":" + id + ",\"tenant\":" + tenant + ",\"amount\":" + id * 3 + "}")
+                .getBytes(StandardCharsets.UTF_8);
+        sent.add(producer.send(new ProducerRecord<>(topic, (int) (id % partitions), null, value)));
+      }
+      producer.flush();
+      for (long id = 0; id < n; id++) {
+        RecordMetadata md = sent.get((int) id).get();
+        if (id % 101 == 100) {
+          unroutable++;
+          continue;
+        }
+        String table = dir.resolve("tenant-t" + (id % 5)).toUri().toString();
+        idsByTable.computeIfAbsent(table, t -> new HashMap<>()).put(id, md.offset());
+        lastOffsets
+            .computeIfAbsent(table, t -> new TreeMap<>())
+            .merge(md.partition(), md.offset(), Math::max);
+      }
+    }
+    try {
+      assertEquals(5, idsByTable.size());
+      for (Map.Entry<String, Map<Long, Long>> e : idsByTable.entrySet()) {
+        DeltaTableContents.awaitRows(readerConf(), e.getKey(), e.getValue().size(), 120_000);
+      }
+      for (Map.Entry<String, Map<Long, Long>> e : idsByTable.entrySet()) {
+        String table = e.getKey();
+        DeltaTableContents contents = DeltaTableContents.read(readerConf(), table);
+        Map<Long, Integer> expected = new HashMap<>();
+        e.getValue().keySet().forEach(id -> expected.put(id, 1));
+        assertEquals(expected, contents.idCounts(), table + " holds exactly its tenant's ids");
+        Map<String, Long> wanted = new TreeMap<>();
+        lastOffsets.get(table).forEach((p, o) -> wanted.put("routed-sink-" + topic + "-" + p, o));
+        assertEquals(
+            wanted,
+            new TreeMap<>(DeltaTableContents.txnVersions(readerConf(), table, wanted.keySet())),
+            table + ": per partition, its last record of the tenant");
+      }
+      int dead = connect.kafka().consume(unroutable, 60_000, "tenants-dlq").count();
+      System.out.printf(
+          "[core-it routed] %d records, %d tables, rows %s, %d to the dead letter queue%n",
+          n, idsByTable.size(), idsByTable.values().stream().map(Map::size).toList(), dead);
+      assertEquals(unroutable, dead);
+    } finally {
+      connect.deleteConnector("routed-sink");
     }
   }
 }

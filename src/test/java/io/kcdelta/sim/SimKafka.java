@@ -20,7 +20,11 @@ final class SimKafka {
           .field("t", Schema.STRING_SCHEMA)
           .field("p", Schema.INT32_SCHEMA)
           .field("o", Schema.INT64_SCHEMA)
+          .field("r", Schema.STRING_SCHEMA)
           .build();
+
+  /** Route values that name no table (not path-safe): errant when tables are routed by field. */
+  static final String NO_TABLE = "no/table";
 
   private final List<TopicPartition> partitions;
   private final Map<TopicPartition, List<SinkRecord>> logs = new HashMap<>();
@@ -47,7 +51,11 @@ final class SimKafka {
     Struct value =
         poisonRecord
             ? null
-            : new Struct(VALUE).put("t", tp.topic()).put("p", tp.partition()).put("o", offset);
+            : new Struct(VALUE)
+                .put("t", tp.topic())
+                .put("p", tp.partition())
+                .put("o", offset)
+                .put("r", route(tp, offset));
     if (poisonRecord) {
       poison.add(key(tp, offset));
     }
@@ -60,6 +68,16 @@ final class SimKafka {
 
   SinkRecord read(TopicPartition tp, long offset) {
     return logs.get(tp).get((int) offset);
+  }
+
+  /**
+   * The value of field r, which names the record's table when tables are routed by field: one of
+   * three tables, mixed along a partition (a hash of the offset), now and then none.
+   */
+  static String route(TopicPartition tp, long offset) {
+    long h = (offset + 1) * 0x9E3779B97F4A7C15L + tp.partition() * 31L + tp.topic().hashCode();
+    int bucket = (int) Math.floorMod(h ^ (h >>> 29), 31L);
+    return bucket == 0 ? NO_TABLE : "r" + bucket % 3;
   }
 
   static String key(TopicPartition tp, long offset) {

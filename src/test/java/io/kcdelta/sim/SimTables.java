@@ -76,6 +76,32 @@ final class SimTables {
     return out;
   }
 
+  /** The same for one table of many partitions' records (routed by field). */
+  Map<TopicPartition, Long> txnVersionsFromCommits(String table, List<TopicPartition> partitions) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    if (!logDir(table).exists()) {
+      return out;
+    }
+    Map<String, Long> versions = commitsOf(table).txnVersions();
+    for (TopicPartition tp : partitions) {
+      out.put(tp, versions.getOrDefault(appId(tp), -1L));
+    }
+    return out;
+  }
+
+  /** The txn versions one table holds, as Delta Standalone reads them (routed by field). */
+  Map<TopicPartition, Long> txnVersions(String table, List<TopicPartition> partitions) {
+    Map<TopicPartition, Long> out = new HashMap<>();
+    DeltaLog log = reader(table);
+    if (log != null) {
+      OptimisticTransaction txn = log.startTransaction();
+      for (TopicPartition tp : partitions) {
+        out.put(tp, txn.txnVersion(appId(tp)));
+      }
+    }
+    return out;
+  }
+
   private CommitFiles commitsOf(String table) {
     return commits.computeIfAbsent(table, t -> new CommitFiles(logDir(t)));
   }

@@ -66,16 +66,26 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   /**
-   * The world of a schedule: the rebalance protocol, the topics, one table per topic or one for
-   * all.
+   * The world of a schedule: the rebalance protocol, the topics, one table per topic, one for all,
+   * or (routed by field) a table per value of field r, which every partition writes to.
    */
   record Setup(
-      boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
+      boolean cooperative,
+      List<String> topics,
+      int partitionsPerTopic,
+      boolean tablePerTopic,
+      boolean routedByField) {
+    Setup(boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
+      this(cooperative, topics, partitionsPerTopic, tablePerTopic, false);
+    }
+
     static Setup random(Random random) {
       boolean cooperative = random.nextBoolean();
-      return random.nextBoolean()
-          ? new Setup(cooperative, List.of("a", "b"), 2, true)
-          : new Setup(cooperative, List.of("a"), 3, false);
+      return switch (random.nextInt(3)) {
+        case 0 -> new Setup(cooperative, List.of("a", "b"), 2, true);
+        case 1 -> new Setup(cooperative, List.of("a"), 3, false);
+        default -> new Setup(cooperative, List.of("a", "b"), 2, false, true);
+      };
     }
 
     List<TopicPartition> partitions() {
@@ -184,7 +194,9 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     trace(
         label
             + (setup.cooperative() ? " cooperative" : " eager")
-            + (setup.tablePerTopic() ? ", a table per topic" : ", one table"));
+            + (setup.routedByField()
+                ? ", a table per value of field r"
+                : setup.tablePerTopic() ? ", a table per topic" : ", one table"));
     startTask();
     if (random.nextBoolean()) {
       startTask();
@@ -424,6 +436,17 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
   }
 
   private boolean allCommitted() {
+    if (setup.routedByField()) {
+      for (String table : routedTables()) {
+        Map<TopicPartition, Long> txns = tables.txnVersionsFromCommits(table, kafka.partitions());
+        for (TopicPartition tp : kafka.partitions()) {
+          if (txns.getOrDefault(tp, -1L) != lastRoutedTo(table, tp)) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
     Map<TopicPartition, Long> txns = tables.txnVersionsFromCommits(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       if (kafka.endOffset(tp) > 0 && txns.getOrDefault(tp, -1L) != kafka.endOffset(tp) - 1) {
@@ -495,7 +518,12 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
 
   private DeltaSinkWriter newWriter(SinkTaskContext context, CommitGroups worker) {
     String path =
-        "file://" + dir.toAbsolutePath() + "/" + (setup.tablePerTopic() ? "${topic}" : "table");
+        "file://"
+            + dir.toAbsolutePath()
+            + "/"
+            + (setup.routedByField()
+                ? "t-${field:r}"
+                : setup.tablePerTopic() ? "${topic}" : "table");
     return new DeltaSinkWriter(
         new DeltaSinkConfig(writerSettings(path)),
         context,
@@ -620,20 +648,69 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     return dir.resolve(setup.tablePerTopic() ? tp.topic() : "table").toUri().toString();
   }
 
+  /** The table of a record, by its topic or its field r (null: it names none, it is errant). */
+  private String tableOf(TopicPartition tp, long offset) {
+    if (!setup.routedByField()) {
+      return tableOf(tp);
+    }
+    String route = SimKafka.route(tp, offset);
+    return route.equals(SimKafka.NO_TABLE) ? null : routedTable(route);
+  }
+
+  private String routedTable(String route) {
+    return dir.resolve("t-" + route).toUri().toString();
+  }
+
+  private List<String> routedTables() {
+    return List.of(routedTable("r0"), routedTable("r1"), routedTable("r2"));
+  }
+
+  /** The offset of the partition's last record routed to the table (-1: none). */
+  private long lastRoutedTo(String table, TopicPartition tp) {
+    for (long o = kafka.endOffset(tp) - 1; o >= 0; o--) {
+      if (!kafka.poison.contains(SimKafka.key(tp, o)) && table.equals(tableOf(tp, o))) {
+        return o;
+      }
+    }
+    return -1;
+  }
+
+  /** Records that are not rows: null values, and (routed by field) records naming no table. */
+  private boolean errantRecord(TopicPartition tp, long offset) {
+    return kafka.poison.contains(SimKafka.key(tp, offset)) || tableOf(tp, offset) == null;
+  }
+
   private void checkTables() {
-    List<String> paths = kafka.partitions().stream().map(this::tableOf).distinct().toList();
-    Map<String, Integer> rows = tables.rows(paths, violations);
-    Map<TopicPartition, Long> txns = tables.txnVersions(kafka.partitions());
+    List<String> paths =
+        setup.routedByField()
+            ? routedTables()
+            : kafka.partitions().stream().map(this::tableOf).distinct().toList();
+    // Per table, what it holds: each record must be in its own table, once.
+    Map<String, Map<String, Integer>> rowsByTable = new HashMap<>();
+    for (String path : paths) {
+      rowsByTable.put(path, tables.rows(List.of(path), violations));
+    }
+    if (setup.routedByField()) {
+      checkRoutedTxns(paths);
+    }
+    Map<TopicPartition, Long> txns =
+        setup.routedByField() ? Map.of() : tables.txnVersions(kafka.partitions());
     for (TopicPartition tp : kafka.partitions()) {
       long end = kafka.endOffset(tp);
       List<Long> missing = new ArrayList<>();
       List<String> duplicated = new ArrayList<>();
       for (long o = 0; o < end; o++) {
         String key = SimKafka.key(tp, o);
-        int n = rows.getOrDefault(key, 0);
-        boolean poison = kafka.poison.contains(key);
+        String own = tableOf(tp, o);
+        int n = own == null ? 0 : rowsByTable.get(own).getOrDefault(key, 0);
+        for (String other : paths) {
+          if (!other.equals(own) && rowsByTable.get(other).containsKey(key)) {
+            violations.add(key + " is in " + other + ", not its table " + own);
+          }
+        }
+        boolean poison = errantRecord(tp, o);
         if (poison && n > 0) {
-          violations.add(key + " is errant (null value) but is in the table");
+          violations.add(key + " is errant (null value, or names no table) but is in a table");
         } else if (!poison && n == 0) {
           missing.add(o);
         } else if (n > 1) {
@@ -648,7 +725,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
         violations.add(tp + ": offsets in the table more than once: " + duplicated);
       }
       long expected = end - 1;
-      if (end > 0 && txns.getOrDefault(tp, -1L) != expected) {
+      if (!setup.routedByField() && end > 0 && txns.getOrDefault(tp, -1L) != expected) {
         violations.add(
             tp + ": txn version " + txns.get(tp) + ", expected the last offset " + expected);
       }
@@ -664,6 +741,35 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     for (String p : kafka.poison) {
       if (!errantKeys.contains(p)) {
         violations.add(p + " (null value) never reached the errant record reporter");
+      }
+    }
+    for (TopicPartition tp : kafka.partitions()) {
+      for (long o = 0; o < kafka.endOffset(tp); o++) {
+        String key = SimKafka.key(tp, o);
+        if (errantRecord(tp, o) && !kafka.poison.contains(key) && !errantKeys.contains(key)) {
+          violations.add(key + " names no table but never reached the errant record reporter");
+        }
+      }
+    }
+  }
+
+  /** Routed by field: each table's txn version of a partition is its last record routed there. */
+  private void checkRoutedTxns(List<String> paths) {
+    for (String table : paths) {
+      Map<TopicPartition, Long> txns = tables.txnVersions(table, kafka.partitions());
+      for (TopicPartition tp : kafka.partitions()) {
+        long expected = lastRoutedTo(table, tp);
+        long actual = txns.getOrDefault(tp, -1L);
+        if (actual != expected) {
+          violations.add(
+              table
+                  + ": "
+                  + tp
+                  + " txn version "
+                  + actual
+                  + ", expected its last record "
+                  + expected);
+        }
       }
     }
   }
