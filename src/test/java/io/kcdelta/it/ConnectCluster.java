@@ -93,6 +93,16 @@ public final class ConnectCluster {
   }
 
   /**
+   * Deletes the connector and waits until it is gone with its tasks: their close() may still commit
+   * what they hold, which must not race a test's clean-up of the table directory.
+   */
+  public static void deleteConnector(EmbeddedConnectCluster connect, String name)
+      throws InterruptedException {
+    connect.deleteConnector(name);
+    connect.assertions().assertConnectorDoesNotExist(name, name + " was not deleted");
+  }
+
+  /**
    * Waits until every table holds, as the txn version of each of its topic's partitions (read by
    * Kernel), at least {@code offset}: the table is named as its topic, under {@code root}.
    */

@@ -94,7 +94,7 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
           commits.stream().allMatch(b -> b <= size * 3),
           "no commit waits far beyond flush.size.bytes " + size + ": " + commits);
     } finally {
-      connect.deleteConnector("sized-sink");
+      ConnectCluster.deleteConnector(connect, "sized-sink");
     }
   }
 
@@ -136,7 +136,8 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
           unroutable++;
           continue;
         }
-        String table = dir.resolve("tenant-t" + (id % 5)).toUri().toString();
+        // As the connector names it (Path.toUri would end in '/' once the directory exists).
+        String table = dir.toUri() + "tenant-t" + (id % 5);
         idsByTable.computeIfAbsent(table, t -> new HashMap<>()).put(id, md.offset());
         lastOffsets
             .computeIfAbsent(table, t -> new TreeMap<>())
@@ -167,7 +168,7 @@ class FileSystemCoreSinkIT extends AbstractCoreSinkIT {
           n, idsByTable.size(), idsByTable.values().stream().map(Map::size).toList(), dead);
       assertEquals(unroutable, dead);
     } finally {
-      connect.deleteConnector("routed-sink");
+      ConnectCluster.deleteConnector(connect, "routed-sink");
     }
   }
 }
