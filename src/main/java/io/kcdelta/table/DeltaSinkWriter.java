@@ -288,6 +288,9 @@ public final class DeltaSinkWriter {
    * already and fences other writers.
    */
   private void route(Collection<SinkRecord> records, long now) {
+    if (!routesByField) {
+      return; // nothing to look up per record (each lookup of its partition allocates)
+    }
     for (SinkRecord record : records) {
       PartitionProgress p = offsets.of(origin.partition(record));
       if (p == null || !p.routed()) {
