@@ -1,5 +1,6 @@
 package io.kcdelta.delta;
 
+import io.kcdelta.delta.dv.DeletionVectorDescriptor;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -70,6 +71,35 @@ public record AddFile(
   /** The stats' numRecords (-1: no stats, or none in them). */
   public long numRecords() {
     return Stats.numRecords(stats);
+  }
+
+  /** Where its deletion vector is, or null when it has none. */
+  public DeletionVectorDescriptor deletionVectorDescriptor() {
+    return DeletionVectorDescriptor.fromJson(deletionVector);
+  }
+
+  /** How many of its rows its deletion vector deletes (0 without one). */
+  public long deletedRows() {
+    DeletionVectorDescriptor d = deletionVectorDescriptor();
+    return d == null ? 0 : d.cardinality();
+  }
+
+  /**
+   * The same file with this deletion vector instead of its own: committed with the {@link #remove}
+   * of this one, it deletes the vector's rows.
+   */
+  public AddFile withDeletionVector(DeletionVectorDescriptor dv, boolean changesData) {
+    return new AddFile(
+        path,
+        partitionValues,
+        size,
+        modificationTime,
+        changesData,
+        stats,
+        tags,
+        dv == null ? null : dv.toJson(),
+        baseRowId,
+        defaultRowCommitVersion);
   }
 
   @SuppressWarnings("unchecked")

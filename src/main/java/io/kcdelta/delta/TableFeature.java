@@ -30,7 +30,8 @@ public enum TableFeature {
   DELETION_VECTORS(
       "deletionVectors",
       true,
-      "appends write none; compaction leaves files with deletion vectors alone"),
+      "appends write none; compaction drops the deleted rows of the files it merges, and rewrites a"
+          + " file whose vector deletes a fifth of it or more"),
   ROW_TRACKING(
       "rowTracking",
       false,

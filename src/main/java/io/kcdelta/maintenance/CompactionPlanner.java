@@ -4,8 +4,10 @@ import io.kcdelta.delta.AddFile;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -24,11 +26,15 @@ import java.util.TreeMap;
  * at rest a partition value may keep up to {@code minFiles - 1} small files per tier instead of in
  * all.
  *
+ * <p>Besides: a file whose deletion vector deletes a fifth of its rows or more is a bin of its own
+ * (see {@link #mostlyDeleted}) when no run takes it, after the runs.
+ *
  * <p>A run is bounded by the target size, so one rewrite reads at most that many bytes. Files
  * without stats are left alone: the merged file's stats come from its inputs', and a file with none
  * would make the whole output file unskippable.
  */
 final class CompactionPlanner {
+  static final double PURGE_DELETED_FRACTION = 0.2;
 
   /** Files of one partition value to merge into one file. */
   record Bin(Map<String, String> partitionValues, List<AddFile> files, long bytes) {}
@@ -51,10 +57,14 @@ final class CompactionPlanner {
   /** The bins worth merging now, the one that removes the most files first. */
   List<Bin> plan(Collection<AddFile> liveFiles, long nowMs) {
     Map<String, List<AddFile>> byPartitionAndTier = new TreeMap<>();
+    List<AddFile> mostlyDeleted = new ArrayList<>();
     for (AddFile f : liveFiles) {
       if (isSmall(f, nowMs)) {
         String key = new TreeMap<>(f.partitionValues()) + "#" + tier(f.size(), minFiles);
         byPartitionAndTier.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+      }
+      if (mostlyDeleted(f)) {
+        mostlyDeleted.add(f);
       }
     }
     List<Bin> bins = new ArrayList<>();
@@ -68,7 +78,23 @@ final class CompactionPlanner {
         Comparator.comparingInt((Bin b) -> b.files().size())
             .reversed()
             .thenComparing(b -> b.files().get(0).path()));
+    Set<String> binned = new HashSet<>();
+    bins.forEach(b -> b.files().forEach(f -> binned.add(f.path())));
+    mostlyDeleted.stream()
+        .filter(f -> !binned.contains(f.path()))
+        .sorted(Comparator.comparing(AddFile::path))
+        .forEach(f -> bins.add(new Bin(f.partitionValues(), List.of(f), f.size())));
     return bins;
+  }
+
+  /**
+   * A file (of any size) whose deletion vector deletes at least {@value #PURGE_DELETED_FRACTION} of
+   * its rows: rewritten alone without them, since every reader decodes each deleted row to drop it,
+   * and a delete-heavy stream would otherwise keep the table's bytes growing.
+   */
+  static boolean mostlyDeleted(AddFile f) {
+    long rows = f.numRecords();
+    return rows > 0 && f.deletedRows() >= PURGE_DELETED_FRACTION * rows;
   }
 
   /** The size tier of a file: files of one tier are within a factor {@code minFiles} in size. */
@@ -77,16 +103,14 @@ final class CompactionPlanner {
   }
 
   /**
-   * Small, settled, with stats to merge, and without a deletion vector: rewriting such a file would
-   * have to drop its deleted rows, which this compaction does not read; another writer's OPTIMIZE
-   * does.
+   * Small, settled, and with stats to merge (a file with a deletion vector is merged without its
+   * deleted rows).
    */
   boolean isSmall(AddFile f, long nowMs) {
     return f.size() < targetBytes / 2
         && nowMs - f.modificationTime() >= minAgeMs
         && f.stats() != null
-        && !f.stats().isBlank()
-        && f.deletionVector() == null;
+        && !f.stats().isBlank();
   }
 
   /**

@@ -13,6 +13,9 @@ import io.kcdelta.delta.Metadata;
 import io.kcdelta.delta.RemoveFile;
 import io.kcdelta.delta.TableFeature;
 import io.kcdelta.delta.TableLog;
+import io.kcdelta.delta.dv.DeletionVector;
+import io.kcdelta.delta.dv.DeletionVectorDescriptor;
+import io.kcdelta.delta.dv.DeletionVectorFiles;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.StatsMerge;
 import io.kcdelta.schema.StructType;
@@ -40,8 +43,14 @@ import org.slf4j.LoggerFactory;
  * schema or protocol drops ours, and we delete the new file; appends never touch the files we
  * remove, so they never conflict.
  *
- * <p>Not compacted: files with deletion vectors (their deleted rows would have to be dropped), and
- * tables with row tracking (the rewritten rows would need their row ids carried over).
+ * <p>Files with deletion vectors are merged without their deleted rows, and a file whose vector
+ * deletes much of it is rewritten alone: the vector is read from the snapshot the files are picked
+ * from, so a concurrent commit that changes it (a DELETE or an upsert: the remove of the file with
+ * its old vector, the add with the new) removes one of our inputs and drops our commit, and no row
+ * it deletes comes back.
+ *
+ * <p>Not compacted: tables with row tracking (the rewritten rows would need their row ids carried
+ * over).
  */
 final class Compactor {
   private static final Logger LOG = LoggerFactory.getLogger(Compactor.class);
@@ -53,9 +62,11 @@ final class Compactor {
   record NothingToDo() implements Result {}
 
   /**
-   * {@code files} files of {@code bytes} bytes became one of {@code newBytes} in {@code version}.
+   * {@code files} files of {@code bytes} bytes became one of {@code newBytes} in {@code version},
+   * holding {@code rows} rows: theirs less the {@code purgedRows} their deletion vectors deleted (a
+   * file of none is not added).
    */
-  record Compacted(long version, int files, long bytes, long newBytes, long rows)
+  record Compacted(long version, int files, long bytes, long newBytes, long rows, long purgedRows)
       implements Result {}
 
   /** A concurrent commit removed some of the files first, or changed the table; nothing changed. */
@@ -105,7 +116,7 @@ final class Compactor {
         footers.add(rewriter.footer(absolute(f)));
       }
       List<Integer> same = FileRewriter.largestSameSchema(footers);
-      if (same.size() < 2) {
+      if (same.size() < 2 && bin.files().get(same.get(0)).deletedRows() == 0) {
         continue;
       }
       return compact(
@@ -126,34 +137,46 @@ final class Compactor {
       BooleanSupplier stop)
       throws IOException {
     List<Path> paths = inputs.stream().map(this::absolute).toList();
+    List<DeletionVector> deleted = deletedRows(inputs);
+    long purged = inputs.stream().mapToLong(AddFile::deletedRows).sum();
     Path output = new Path(paths.get(0).getParent(), names.next());
-    long rows = rewriter.merge(paths, footers, output, stop);
+    long rows = rewriter.merge(paths, footers, deleted, output, stop);
     FileSystem fs = output.getFileSystem(conf);
     String stats =
-        StatsMerge.merge(inputs.stream().map(AddFile::stats).toList(), dataSchema(metadata));
+        StatsMerge.merge(
+            inputs.stream().map(AddFile::stats).toList(), dataSchema(metadata), purged);
     if (stats != null && !stats.startsWith("{\"numRecords\":" + rows + ",")) {
       fs.delete(output, false);
       throw new IOException(
-          "The files' stats count other rows than the "
+          "The files' stats (less their deleted rows) count other rows than the "
               + rows
               + " read from them; not compacting "
               + inputs.stream().map(AddFile::path).toList());
     }
     long newBytes = fs.getFileStatus(output).getLen();
     long bytes = inputs.stream().mapToLong(AddFile::size).sum();
-    String outputPath = LogPaths.relative(root, output);
+    String outputPath = null;
+    if (rows > 0) {
+      outputPath = LogPaths.relative(root, output);
+    } else {
+      // Every row was deleted: the files go, and nothing takes their place.
+      fs.delete(output, false);
+      newBytes = 0;
+    }
     Rewrite rewrite = new Rewrite(readVersion, inputs, outputPath, newBytes, stats, inputs.size());
     CommitResult result = log.commit(rewrite);
     if (result.committed()) {
-      return new Compacted(result.version(), inputs.size(), bytes, newBytes, rows);
+      return new Compacted(result.version(), inputs.size(), bytes, newBytes, rows, purged);
     }
     if (rewrite.landedBefore) {
       // An attempt whose answer was lost landed, and the retry found its version taken: the new
       // file is the table's now.
       LOG.info("Compaction of {} files in {} landed in an earlier attempt", inputs.size(), root);
-      return new Compacted(-1, inputs.size(), bytes, newBytes, rows);
+      return new Compacted(-1, inputs.size(), bytes, newBytes, rows, purged);
     }
-    fs.delete(output, false);
+    if (outputPath != null) {
+      fs.delete(output, false);
+    }
     LOG.info(
         "Compaction of {} files in {} dropped: {} (the new file is deleted)",
         inputs.size(),
@@ -205,7 +228,7 @@ final class Compactor {
           return null;
         }
         for (AddFile add : c.adds()) {
-          if (add.path().equals(outputPath)) {
+          if (outputPath != null && add.path().equals(outputPath)) {
             landedBefore = true;
             return null;
           }
@@ -222,11 +245,15 @@ final class Compactor {
       for (AddFile f : inputs) {
         removes.add(f.remove(now, false));
       }
-      AddFile added =
-          AddFile.of(outputPath, inputs.get(0).partitionValues(), newBytes, now, false, stats);
+      List<AddFile> added =
+          outputPath == null
+              ? List.of()
+              : List.of(
+                  AddFile.of(
+                      outputPath, inputs.get(0).partitionValues(), newBytes, now, false, stats));
       return new CommitPlan(
           null,
-          List.of(added),
+          added,
           removes,
           List.of(),
           "OPTIMIZE",
@@ -234,6 +261,17 @@ final class Compactor {
           false,
           Map.of());
     }
+  }
+
+  /** Per input, the rows its deletion vector deletes (null: it has none). */
+  private List<DeletionVector> deletedRows(List<AddFile> inputs) throws IOException {
+    DeletionVectorFiles vectors = new DeletionVectorFiles(root, conf);
+    List<DeletionVector> out = new ArrayList<>();
+    for (AddFile f : inputs) {
+      DeletionVectorDescriptor d = f.deletionVectorDescriptor();
+      out.add(d == null ? null : vectors.read(d));
+    }
+    return out;
   }
 
   private Path absolute(AddFile f) {

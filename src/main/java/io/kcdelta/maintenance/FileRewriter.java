@@ -1,5 +1,6 @@
 package io.kcdelta.maintenance;
 
+import io.kcdelta.delta.dv.DeletionVector;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,9 +38,11 @@ import org.apache.parquet.schema.MessageType;
  *       as small as the files, which readers would pay for.
  * </ul>
  *
- * The compaction policy makes a byte go through the second way about once: files of a few MB made
- * from the first small files have row groups big enough to be copied from then on. One input is
- * read at a time; memory is one output row group plus one page per input column.
+ * Files with deletion vectors always take the second way, without their deleted rows.
+ *
+ * <p>The compaction policy makes a byte go through the second way about once: files of a few MB
+ * made from the first small files have row groups big enough to be copied from then on. One input
+ * is read at a time; memory is one output row group plus one page per input column.
  */
 final class FileRewriter {
   /** The output's row group size; a file buffers one row group in memory while it is written. */
@@ -109,21 +112,29 @@ final class FileRewriter {
 
   /**
    * Merges {@code inputs} (their footers in {@code footers}, one schema) into {@code output}, which
-   * must not exist; deletes it on any failure.
+   * must not exist, leaving out the rows of each input's deletion vector; deletes the output on any
+   * failure.
    *
+   * @param deleted per input, the rows to leave out (null: none)
    * @return the rows written
    */
-  long merge(List<Path> inputs, List<Footer> footers, Path output, BooleanSupplier stop)
+  long merge(
+      List<Path> inputs,
+      List<Footer> footers,
+      List<DeletionVector> deleted,
+      Path output,
+      BooleanSupplier stop)
       throws IOException {
     MessageType schema = footers.get(0).schema();
     boolean copy =
-        footers.stream().allMatch(f -> f.smallestRowGroupBytes() >= minCopiedRowGroupBytes);
+        deleted.stream().allMatch(d -> d == null)
+            && footers.stream().allMatch(f -> f.smallestRowGroupBytes() >= minCopiedRowGroupBytes);
     boolean done = false;
     try {
       long rows =
           copy
               ? copyRowGroups(inputs, schema, output, stop)
-              : rewrite(inputs, schema, output, stop);
+              : rewrite(inputs, deleted, schema, output, stop);
       done = true;
       return rows;
     } finally {
@@ -153,7 +164,12 @@ final class FileRewriter {
     return footer(output).rows();
   }
 
-  private long rewrite(List<Path> inputs, MessageType schema, Path output, BooleanSupplier stop)
+  private long rewrite(
+      List<Path> inputs,
+      List<DeletionVector> deleted,
+      MessageType schema,
+      Path output,
+      BooleanSupplier stop)
       throws IOException {
     long rows = 0;
     try (ParquetWriter<Group> writer =
@@ -164,10 +180,17 @@ final class FileRewriter {
             .withRowGroupSize(rowGroupBytes)
             .withWriteMode(ParquetFileWriter.Mode.CREATE)
             .build()) {
-      for (Path input : inputs) {
+      for (int i = 0; i < inputs.size(); i++) {
+        DeletionVector skip = deleted.get(i);
+        long position = 0;
         try (ParquetReader<Group> reader =
-            new GroupReaderBuilder(HadoopInputFile.fromPath(input, conf)).withConf(conf).build()) {
-          for (Group row = reader.read(); row != null; row = reader.read()) {
+            new GroupReaderBuilder(HadoopInputFile.fromPath(inputs.get(i), conf))
+                .withConf(conf)
+                .build()) {
+          for (Group row = reader.read(); row != null; row = reader.read(), position++) {
+            if (skip != null && skip.contains(position)) {
+              continue;
+            }
             writer.write(row);
             if (++rows % ROWS_BETWEEN_STOP_CHECKS == 0 && stop.getAsBoolean()) {
               throw new StoppedException();

@@ -159,10 +159,12 @@ public final class TableMaintenance {
           return;
         }
         LOG.info(
-            "Compacted {} files ({} bytes, {} rows) of {} into one of {} bytes in version {}",
+            "Compacted {} files ({} bytes, {} rows, {} of them deleted and dropped) of {} into"
+                + " one of {} bytes in version {}",
             c.files(),
             c.bytes(),
-            c.rows(),
+            c.rows() + c.purgedRows(),
+            c.purgedRows(),
             root,
             c.newBytes(),
             c.version());

@@ -41,6 +41,19 @@ public final class StatsMerge {
    * @return the merged stats JSON text, or null when a file has none
    */
   public static String merge(List<String> stats, StructType dataSchema) {
+    return merge(stats, dataSchema, 0);
+  }
+
+  /**
+   * The stats of a file holding the rows of some files except the {@code deletedRows} their
+   * deletion vectors delete. The files' bounds still bound the rows kept, but a deleted row may
+   * have held one, so the bounds are then wide ({@code tightBounds} false), as they are when any
+   * file's are. A null count survives wide bounds only where it is still exact: 0 in every file (no
+   * row kept is null), or every row of every file (all are).
+   *
+   * @return the stats JSON text, or null when a file has none
+   */
+  public static String merge(List<String> stats, StructType dataSchema, long deletedRows) {
     List<Map<?, ?>> files = new ArrayList<>();
     long numRecords = 0;
     for (String text : stats) {
@@ -59,7 +72,13 @@ public final class StatsMerge {
     Map<String, Object> min = bounds(children(files, MIN), nullCounts, rows, dataSchema, -1);
     Map<String, Object> max = bounds(children(files, MAX), nullCounts, rows, dataSchema, 1);
     Map<String, Object> nulls = nullCounts(nullCounts, dataSchema);
-    StringBuilder out = new StringBuilder("{\"numRecords\":").append(numRecords);
+    long keptRows = numRecords - deletedRows;
+    StringBuilder out = new StringBuilder("{\"numRecords\":").append(keptRows);
+    if (deletedRows > 0
+        || files.stream().anyMatch(f -> Boolean.FALSE.equals(f.get("tightBounds")))) {
+      out.append(",\"tightBounds\":false");
+      nulls = exactAfterDeletes(nulls, numRecords, keptRows);
+    }
     out.append(",\"minValues\":");
     JsonText.append(out, min);
     out.append(",\"maxValues\":");
@@ -151,6 +170,24 @@ public final class StatsMerge {
       }
       if (known) {
         out.put(field.name(), sum);
+      }
+    }
+    return out;
+  }
+
+  /** The null counts of {@code rows} rows still exact once only {@code keptRows} of them are. */
+  private static Map<String, Object> exactAfterDeletes(
+      Map<String, Object> nulls, long rows, long keptRows) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Map.Entry<String, Object> e : nulls.entrySet()) {
+      if (e.getValue() instanceof Map<?, ?> nested) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> inner = exactAfterDeletes((Map<String, Object>) nested, rows, keptRows);
+        if (!inner.isEmpty()) {
+          out.put(e.getKey(), inner);
+        }
+      } else if (e.getValue() instanceof Long n && (n == 0 || n == rows)) {
+        out.put(e.getKey(), n == 0 ? 0L : keptRows);
       }
     }
     return out;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.kcdelta.delta.AddFile;
+import io.kcdelta.delta.dv.DeletionVectorDescriptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,33 @@ class CompactionPlannerTest {
 
   private static List<String> paths(CompactionPlanner.Bin bin) {
     return bin.files().stream().map(AddFile::path).toList();
+  }
+
+  /**
+   * A file whose deletion vector deletes a fifth of its rows or more is a bin of its own, large or
+   * too new to merge; one that a run takes is not rewritten twice.
+   */
+  @Test
+  void aFileAFifthDeletedIsABinOfItsOwnUnlessARunTakesIt() {
+    String stats = "{\"numRecords\":100}";
+    DeletionVectorDescriptor fifth = new DeletionVectorDescriptor("u", "x".repeat(20), 1, 10, 20);
+    DeletionVectorDescriptor tenth = new DeletionVectorDescriptor("u", "y".repeat(20), 1, 10, 10);
+    CompactionPlanner planner = new CompactionPlanner(1_000, 2, 100);
+    List<AddFile> files = new ArrayList<>();
+    files.add(file("big-fifth", "a", 5_000, 0, stats).withDeletionVector(fifth, true));
+    files.add(file("big-tenth", "a", 5_000, 0, stats).withDeletionVector(tenth, true));
+    files.add(file("new-fifth", "a", 10, 950, stats).withDeletionVector(fifth, true));
+    files.add(file("small-fifth", "b", 10, 0, stats).withDeletionVector(fifth, true));
+    files.add(file("small", "b", 12, 0, stats));
+
+    List<CompactionPlanner.Bin> bins = planner.plan(files, 1_000);
+
+    assertEquals(
+        List.of(
+            List.of("p=b/small-fifth", "p=b/small"),
+            List.of("p=a/big-fifth"),
+            List.of("p=a/new-fifth")),
+        bins.stream().map(CompactionPlannerTest::paths).toList());
   }
 
   @Test

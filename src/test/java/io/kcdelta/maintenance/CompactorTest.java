@@ -195,6 +195,96 @@ class CompactorTest {
     assertEquals(3 + 1, table.liveFiles().size());
   }
 
+  private void useTableWithDeletionVectors() {
+    table = new TestTable(dir.resolve("dv"));
+    table.createWithDeletionVectors(TestTable.ROW);
+  }
+
+  /**
+   * Rows deleted by deletion vectors (two files, one deleted from twice) are left out of the merged
+   * file; its stats count the rows kept, with wide bounds; the vectors' files are not referenced.
+   */
+  @Test
+  void filesWithDeletionVectorsAreMergedWithoutTheirDeletedRows() throws Exception {
+    useTableWithDeletionVectors();
+    List<AddFile> a = table.append("a", 1_000, 8, 4, 0);
+    AddFile once = table.deleteRows(a.get(1), 0, 3);
+    table.deleteRows(table.deleteRows(a.get(6), 2), 1);
+    Map<Long, Integer> before = table.idCounts();
+    assertEquals(32 - 4, before.size());
+    assertFalse(before.containsKey(4L) || before.containsKey(7L), "positions 0 and 3 of file 1");
+    assertEquals(2, once.deletedRows());
+
+    Compactor.Compacted c =
+        assertInstanceOf(
+            Compactor.Compacted.class,
+            compactor(8).compactOnce(System.currentTimeMillis(), () -> false));
+
+    assertEquals(8, c.files());
+    assertEquals(28, c.rows());
+    assertEquals(4, c.purgedRows());
+    assertEquals(before, table.idCounts(), "the rows readers saw, each once");
+    AddFile merged = table.liveFiles().get(0);
+    assertEquals(1, table.liveFiles().size());
+    assertEquals(null, merged.deletionVector());
+    var stats = JSON.readTree(merged.stats());
+    assertEquals(28, stats.get("numRecords").asLong());
+    assertFalse(stats.get("tightBounds").asBoolean(), "a deleted row may have held a bound");
+    assertEquals(0, stats.get("minValues").get("id").asLong());
+    assertEquals(0, stats.get("nullCount").get("id").asLong(), "0 nulls stays exact");
+  }
+
+  /** A file mostly deleted is rewritten alone, and a file wholly deleted just goes. */
+  @Test
+  void aFileAFifthDeletedIsRewrittenAloneAndAWhollyDeletedOneRemoved() throws Exception {
+    useTableWithDeletionVectors();
+    List<AddFile> a = table.append("a", 1_000, 2, 10, 0);
+    table.deleteRows(a.get(0), 1); // a tenth: stays
+    table.deleteRows(a.get(1), 0, 5); // a fifth: rewritten
+
+    Compactor.Compacted c =
+        assertInstanceOf(
+            Compactor.Compacted.class,
+            compactor(8).compactOnce(System.currentTimeMillis(), () -> false));
+    assertEquals(1, c.files());
+    assertEquals(8, c.rows());
+    assertEquals(20 - 3, table.idCounts().size());
+    assertEquals(1, table.liveFiles().stream().filter(f -> f.deletionVector() == null).count());
+
+    AddFile first = table.liveFiles().stream().filter(f -> f.deletedRows() > 0).findFirst().get();
+    table.deleteRows(first, 0, 2, 3, 4, 5, 6, 7, 8, 9);
+    Compactor.Compacted gone =
+        assertInstanceOf(
+            Compactor.Compacted.class,
+            compactor(8).compactOnce(System.currentTimeMillis(), () -> false));
+    assertEquals(0, gone.rows());
+    assertEquals(0, gone.newBytes());
+    assertEquals(1, table.liveFiles().size(), "no file of no rows is added");
+    assertEquals(8, table.idCounts().size());
+    assertEquals(Set.of(), unreferencedFilesOfOurs(), "the empty output is deleted");
+  }
+
+  /**
+   * Another writer deletes more rows of an input (a new deletion vector: the file's remove and add)
+   * while the files are merged: the merge, made without those rows' deletion, is dropped.
+   */
+  @Test
+  void aConcurrentDeletionVectorOnAnInputWinsAndNoDeletedRowComesBack() throws Exception {
+    useTableWithDeletionVectors();
+    List<AddFile> a = table.append("a", 1_000, 8, 2, 0);
+    AddFile marked = table.deleteRows(a.get(2), 0);
+    BooleanSupplier deleteDuringRewrite = once(() -> table.deleteRows(marked, 1));
+
+    Compactor.Result result =
+        compactor(8).compactOnce(System.currentTimeMillis(), deleteDuringRewrite);
+
+    assertInstanceOf(Compactor.Conflicted.class, result);
+    Map<Long, Integer> counts = table.idCounts();
+    assertEquals(14, counts.size());
+    assertFalse(counts.containsKey(4L) || counts.containsKey(5L), "deleted rows stay deleted");
+    assertEquals(Set.of(), unreferencedFilesOfOurs(), "the compaction's file is deleted");
+  }
+
   @Test
   void nothingToDoBelowTheMinimumOrOnAnEmptyTable() throws Exception {
     assertInstanceOf(

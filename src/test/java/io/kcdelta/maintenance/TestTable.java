@@ -8,6 +8,9 @@ import io.kcdelta.delta.LogPaths;
 import io.kcdelta.delta.Metadata;
 import io.kcdelta.delta.RemoveFile;
 import io.kcdelta.delta.TableLog;
+import io.kcdelta.delta.dv.DeletionVector;
+import io.kcdelta.delta.dv.DeletionVectorDescriptor;
+import io.kcdelta.delta.dv.DeletionVectorFiles;
 import io.kcdelta.parquet.DataFile;
 import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.ParquetFileWriter;
@@ -81,6 +84,18 @@ final class TestTable {
     setSchema(schema);
   }
 
+  /** Creates the table with deletion vectors enabled. */
+  void createWithDeletionVectors(Schema schema) {
+    commit(
+        Metadata.create(
+            DeltaSchemas.toDelta(schema),
+            List.of("p"),
+            Map.of("delta.enableDeletionVectors", "true")),
+        List.of(),
+        List.of(),
+        "CREATE TABLE");
+  }
+
   /** Creates the table with this schema, or changes its schema to this one. */
   void setSchema(Schema schema) {
     var state = writer().update();
@@ -136,6 +151,24 @@ final class TestTable {
     return commit(null, List.of(), removes, "DELETE");
   }
 
+  /**
+   * Deletes rows of a live file by position, as Spark's DELETE does on a table with deletion
+   * vectors: the file's remove (with its old vector) and its add with the union, in one commit.
+   *
+   * @return the file as it is now
+   */
+  AddFile deleteRows(AddFile file, long... positions) throws IOException {
+    DeletionVectorFiles vectors = new DeletionVectorFiles(root, conf);
+    DeletionVector dv = DeletionVector.of(positions);
+    DeletionVectorDescriptor old = file.deletionVectorDescriptor();
+    if (old != null) {
+      dv = dv.union(vectors.read(old));
+    }
+    AddFile now = file.withDeletionVector(vectors.write(List.of(dv)).get(0), true);
+    commit(null, List.of(now), List.of(file.remove(System.currentTimeMillis(), true)), "DELETE");
+    return now;
+  }
+
   private long commit(Metadata metadata, List<AddFile> adds, List<RemoveFile> removes, String op) {
     return writer()
         .commit(
@@ -153,12 +186,18 @@ final class TestTable {
     return writer().commits(version, version).get(0);
   }
 
-  /** Per id, how many rows of the latest snapshot hold it; and each row's partition value. */
+  /** Per id, how many rows of the latest snapshot hold it (rows a deletion vector deletes not). */
   Map<Long, Integer> idCounts() throws IOException {
     Map<Long, Integer> counts = new HashMap<>();
+    DeletionVectorFiles vectors = new DeletionVectorFiles(root, conf);
     for (AddFile f : liveFiles()) {
+      DeletionVectorDescriptor d = f.deletionVectorDescriptor();
+      DeletionVector deleted = d == null ? DeletionVector.of() : vectors.read(d);
+      long position = 0;
       for (Group row : ParquetRows.read(conf, LogPaths.absolute(root, f.path()))) {
-        counts.merge(row.getLong("id", 0), 1, Integer::sum);
+        if (!deleted.contains(position++)) {
+          counts.merge(row.getLong("id", 0), 1, Integer::sum);
+        }
       }
     }
     return counts;

@@ -53,6 +53,41 @@ class StatsMergeTest {
   @TempDir java.nio.file.Path dir;
 
   /**
+   * Without the rows deletion vectors delete: the count is of the rows kept, bounds are wide, and a
+   * null count stays only where it is still exact (0, or every row).
+   */
+  @Test
+  void withoutDeletedRowsBoundsAreWideAndOnlyExactNullCountsStay() throws IOException {
+    StructType schema =
+        new StructType(
+            List.of(
+                new StructField("id", PrimitiveType.LONG, false),
+                new StructField("some", PrimitiveType.LONG, true),
+                new StructField("none", PrimitiveType.LONG, true)));
+    String a =
+        "{\"numRecords\":10,\"minValues\":{\"id\":1,\"some\":5},\"maxValues\":{\"id\":10,\"some\":9},"
+            + "\"nullCount\":{\"id\":0,\"some\":4,\"none\":10}}";
+    String b =
+        "{\"numRecords\":5,\"tightBounds\":false,\"minValues\":{\"id\":11,\"some\":1},"
+            + "\"maxValues\":{\"id\":15,\"some\":2},\"nullCount\":{\"id\":0,\"some\":0,\"none\":5}}";
+
+    JsonNode merged = JSON.readTree(StatsMerge.merge(List.of(a, b), schema, 3));
+
+    assertEquals(12, merged.get("numRecords").asLong());
+    assertEquals(false, merged.get("tightBounds").asBoolean());
+    assertEquals(1, merged.get("minValues").get("id").asLong());
+    assertEquals(15, merged.get("maxValues").get("id").asLong());
+    assertEquals(0, merged.get("nullCount").get("id").asLong());
+    assertEquals(12, merged.get("nullCount").get("none").asLong(), "all null, all kept rows");
+    assertNull(merged.get("nullCount").get("some"), "4 of 15 says nothing once rows are gone");
+    // A wide input keeps the output wide even with nothing deleted.
+    assertEquals(
+        false,
+        JSON.readTree(StatsMerge.merge(List.of(a, b), schema)).get("tightBounds").asBoolean());
+    assertNull(JSON.readTree(StatsMerge.merge(List.of(a, a), schema)).get("tightBounds"));
+  }
+
+  /**
    * The merged stats of the files are the stats our writer gives one file of all their rows: random
    * rows (nulls, long strings, extremes) in 2 to 6 files, 60 rounds.
    */
