@@ -66,6 +66,8 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public static final String COMPACTION_INTERVAL_MS = "compaction.interval.ms";
   public static final String ORPHAN_RETENTION_MS = "orphan.retention.ms";
   public static final String NULL_VALUES = "behavior.on.null.values";
+  public static final String WRITE_MODE = "delta.write.mode";
+  public static final String UPSERT_KEY_COLUMNS = "delta.upsert.key.columns";
   public static final String SCHEMALESS_UNKNOWN_FIELDS = "delta.schemaless.unknown.fields";
   public static final String METADATA_COLUMNS = "delta.record.metadata.columns";
   public static final String METADATA_COLUMN = "delta.record.metadata.column";
@@ -89,6 +91,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
   private static final String GROUP_RECORDS = "Records";
   private static final String GROUP_RECORD_COLUMNS = "Kafka metadata and key columns";
   private static final String GROUP_MAINTENANCE = "Table maintenance";
+  private static final String GROUP_UPSERT = "Upsert (change data capture)";
 
   private static final long DAY_MS = 86_400_000L;
 
@@ -100,6 +103,7 @@ public final class DeltaSinkConfig extends AbstractConfig {
       List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
   private static final List<String> EVOLUTION_MODES = List.of("none", "add-columns");
   private static final List<String> NULL_BEHAVIORS = List.of("ignore", "fail");
+  private static final List<String> WRITE_MODES = List.of("append", "upsert");
   private static final List<String> UNKNOWN_FIELD_MODES = List.of("ignore", "fail", "add-columns");
   private static final List<String> LOG_STORES =
       List.of(LOG_STORE_DYNAMODB, LOG_STORE_S3_CONDITIONAL, LOG_STORE_FILESYSTEM);
@@ -112,6 +116,11 @@ public final class DeltaSinkConfig extends AbstractConfig {
   public enum NullValueBehavior {
     IGNORE,
     FAIL
+  }
+
+  public enum WriteMode {
+    APPEND,
+    UPSERT
   }
 
   /** Topic to table path, from {@code delta.table.path.<topic>}. */
@@ -620,6 +629,43 @@ public final class DeltaSinkConfig extends AbstractConfig {
         "Null values",
         new FixedRecommender(NULL_BEHAVIORS));
 
+    int u = 0;
+    def.define(
+        WRITE_MODE,
+        Type.STRING,
+        "append",
+        lowerCaseIn(WRITE_MODES),
+        Importance.HIGH,
+        "'append' adds every record as a row. 'upsert' makes the table mirror a keyed change stream "
+            + "(e.g. Debezium's): one row per key, the last state of the key, or none once it is "
+            + "deleted. A record replaces its key's row; a tombstone (null value) deletes its key "
+            + "(whatever "
+            + NULL_VALUES
+            + " says); a Debezium envelope (fields op, before, after) applies its op (c, r, u: the "
+            + "after state; d: delete). Replaced and deleted rows are marked in deletion vectors in "
+            + "the commit that carries the records' offsets, so each change applies exactly once. "
+            + "The table needs deletion vectors (a table the connector creates gets them); a table "
+            + "with the change data feed or row tracking is refused. Each key must stay in one "
+            + "Kafka partition (Kafka's key partitioner and Debezium do that).",
+        GROUP_UPSERT,
+        ++u,
+        Width.SHORT,
+        "Write mode",
+        new FixedRecommender(WRITE_MODES));
+    def.define(
+        UPSERT_KEY_COLUMNS,
+        Type.LIST,
+        "",
+        Importance.MEDIUM,
+        "In upsert mode, the top-level columns of the row that identify it (int8 to int64 or "
+            + "string, never null). Default: the fields of the record key (a Struct, as Debezium's "
+            + "key is). A delete (tombstone, or Debezium's d) takes the key's values from the record "
+            + "key, or from the envelope's before state.",
+        GROUP_UPSERT,
+        ++u,
+        Width.MEDIUM,
+        "Key columns");
+
     def.define(
         SCHEMALESS_UNKNOWN_FIELDS,
         Type.STRING,
@@ -717,11 +763,39 @@ public final class DeltaSinkConfig extends AbstractConfig {
                   + SCHEMA_EVOLUTION
                   + "=none forbids: choose 'ignore' or 'fail', or allow add-columns."));
     }
+    problems.addAll(upsertProblems(props));
     problems.addAll(logStoreProblems(props));
     TableProperties.problems(props)
         .forEach((key, message) -> problems.add(new Problem(key, message)));
     TopicTables.problems(props).forEach((key, message) -> problems.add(new Problem(key, message)));
     problems.addAll(awsCredentialProblems(props));
+    return problems;
+  }
+
+  /** Upsert mode with what it cannot do yet. */
+  private static List<Problem> upsertProblems(Map<String, String> props) {
+    List<Problem> problems = new ArrayList<>();
+    if (!"upsert".equalsIgnoreCase(props.getOrDefault(WRITE_MODE, "").trim())) {
+      return problems;
+    }
+    List<String> paths = new ArrayList<>();
+    paths.add(props.getOrDefault(TABLE_PATH, ""));
+    paths.addAll(TopicTables.from(props).values());
+    for (String path : paths) {
+      try {
+        if (TablePathTemplate.parse(path).byField()) {
+          problems.add(
+              new Problem(
+                  WRITE_MODE,
+                  WRITE_MODE
+                      + "=upsert does not take a table path routed by ${field:...} ("
+                      + path
+                      + "): a key's changes must reach one table. Route by topic, or append."));
+        }
+      } catch (IllegalArgumentException e) {
+        // The path's own validator says what is wrong with it.
+      }
+    }
     return problems;
   }
 
@@ -1174,6 +1248,18 @@ public final class DeltaSinkConfig extends AbstractConfig {
   /** Null: no date column. */
   public String timestampDateColumn() {
     return trimmedOrNull(getString(TIMESTAMP_DATE_COLUMN));
+  }
+
+  public WriteMode writeMode() {
+    return WriteMode.valueOf(getString(WRITE_MODE).trim().toUpperCase(Locale.ROOT));
+  }
+
+  /** The configured key columns; empty: the fields of each record's key. */
+  public List<String> upsertKeyColumns() {
+    return getList(UPSERT_KEY_COLUMNS).stream()
+        .map(String::trim)
+        .filter(c -> !c.isEmpty())
+        .toList();
   }
 
   public NullValueBehavior nullValueBehavior() {

@@ -86,7 +86,8 @@ public record AddFile(
 
   /**
    * The same file with this deletion vector instead of its own: committed with the {@link #remove}
-   * of this one, it deletes the vector's rows.
+   * of this one, it deletes the vector's rows. Its stats' bounds become wide: a deleted row may
+   * have held one.
    */
   public AddFile withDeletionVector(DeletionVectorDescriptor dv, boolean changesData) {
     return new AddFile(
@@ -95,7 +96,7 @@ public record AddFile(
         size,
         modificationTime,
         changesData,
-        stats,
+        dv == null ? stats : Stats.widened(stats),
         tags,
         dv == null ? null : dv.toJson(),
         baseRowId,

@@ -38,7 +38,9 @@ public final class SinkMetrics {
     /** A value its column cannot hold (a decimal too wide, a string that is no timestamp). */
     VALUE("value"),
     /** No path-safe value of the field that names the record's table ({@code ${field:...}}). */
-    ROUTE("route");
+    ROUTE("route"),
+    /** Upsert mode: no usable key (missing, null, of another type), or an unknown change. */
+    KEY("key");
 
     final String tag;
 

@@ -189,6 +189,11 @@ public final class ParquetFileWriter implements Closeable {
     return reservedBytes;
   }
 
+  /** The file being written. */
+  public Path path() {
+    return file;
+  }
+
   public long numRecords() {
     return numRecords;
   }

@@ -3,6 +3,7 @@ package io.kcdelta.record;
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.config.DeltaSinkConfig.NullValueBehavior;
 import io.kcdelta.metrics.SinkMetrics.ErrantCause;
+import io.kcdelta.schema.RowKey;
 import java.util.Collection;
 import java.util.Set;
 import java.util.function.Function;
@@ -17,10 +18,17 @@ import org.apache.kafka.connect.sink.SinkRecord;
 public final class RecordCheck {
 
   /** The outcome for one record. */
-  public sealed interface Verdict permits Row, Ignored, Errant {}
+  public sealed interface Verdict permits Row, Deleted, Ignored, Errant {}
 
-  /** A row, laid out for the table. */
-  public record Row(Struct value, RecordLayout layout) implements Verdict {}
+  /**
+   * A row, laid out for the table.
+   *
+   * @param key in upsert mode, the key whose row it becomes (null: appended)
+   */
+  public record Row(Struct value, RecordLayout layout, RowKey key) implements Verdict {}
+
+  /** Upsert mode: the key's row is deleted. */
+  public record Deleted(RowKey key) implements Verdict {}
 
   /** A tombstone that {@code behavior.on.null.values=ignore} skips: not an error, not a row. */
   public record Ignored() implements Verdict {}
@@ -38,9 +46,16 @@ public final class RecordCheck {
 
   private final SchemalessRows schemaless;
 
+  /** Null: append mode. */
+  private final UpsertChanges upserts;
+
   public RecordCheck(DeltaSinkConfig config, RecordOrigin origin) {
     this.nullValues = config.nullValueBehavior();
     this.origin = origin;
+    this.upserts =
+        config.writeMode() == DeltaSinkConfig.WriteMode.UPSERT
+            ? new UpsertChanges(config.upsertKeyColumns(), origin)
+            : null;
     this.columns = RecordColumns.of(config, origin);
     this.schemaless = new SchemalessRows(config, columns == null ? Set.of() : columns.names());
   }
@@ -52,6 +67,31 @@ public final class RecordCheck {
   }
 
   public Verdict check(SinkRecord record, TableState table) {
+    if (upserts == null) {
+      return rowOf(record, table);
+    }
+    UpsertChanges.Change change;
+    try {
+      change = upserts.change(record);
+    } catch (DataException e) {
+      return new Errant(e, ErrantCause.KEY);
+    }
+    if (change instanceof UpsertChanges.Delete delete) {
+      return new Deleted(delete.key());
+    }
+    SinkRecord state = ((UpsertChanges.NewState) change).record();
+    Verdict verdict = rowOf(state, table);
+    if (!(verdict instanceof Row row)) {
+      return verdict;
+    }
+    try {
+      return new Row(row.value(), row.layout(), upserts.keyOf(state, row.value()));
+    } catch (DataException e) {
+      return new Errant(e, ErrantCause.KEY);
+    }
+  }
+
+  private Verdict rowOf(SinkRecord record, TableState table) {
     Object value = record.value();
     if (value == null) {
       return nullValues == NullValueBehavior.FAIL
@@ -88,7 +128,7 @@ public final class RecordCheck {
             ErrantCause.UNSUPPORTED_VALUE);
       }
       if (columns == null) {
-        return new Row((Struct) value, table.layoutFor(record.valueSchema()));
+        return new Row((Struct) value, table.layoutFor(record.valueSchema()), null);
       }
       return row(record, (Struct) value, table);
     } catch (DataException e) {
@@ -98,7 +138,7 @@ public final class RecordCheck {
 
   private Row row(SinkRecord record, Struct value, TableState table) {
     Struct row = columns == null ? value : columns.row(record, value);
-    return new Row(row, table.layoutFor(row.schema()));
+    return new Row(row, table.layoutFor(row.schema()), null);
   }
 
   /** A record whose schema or value the table cannot take. */

@@ -14,13 +14,15 @@ import org.apache.kafka.common.TopicPartition;
  * @param schema the table schema these files need (the table's own when nothing evolved)
  * @param partitionColumns the partition columns the files were laid out by
  * @param newestTimestampMs the newest Kafka timestamp of the records covered (-1: none had one)
+ * @param changes upsert mode: the keys the batch changes (empty when appending)
  */
 record Batch(
     List<PendingFile> files,
     Map<TopicPartition, Long> lastOffsets,
     StructType schema,
     List<String> partitionColumns,
-    long newestTimestampMs) {
+    long newestTimestampMs,
+    KeyedChanges changes) {
 
   /** A batch of records without timestamps. */
   Batch(
@@ -28,7 +30,7 @@ record Batch(
       Map<TopicPartition, Long> lastOffsets,
       StructType schema,
       List<String> partitionColumns) {
-    this(files, lastOffsets, schema, partitionColumns, -1);
+    this(files, lastOffsets, schema, partitionColumns, -1, new KeyedChanges());
   }
 
   CommitSize size() {

@@ -2,6 +2,8 @@ package io.kcdelta.table;
 
 import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.delta.TableLog;
+import io.kcdelta.delta.upsert.KeyIndex;
+import io.kcdelta.delta.upsert.KeyedDeletes;
 import io.kcdelta.maintenance.TableMaintenance;
 import io.kcdelta.table.DeltaCommitter.Outcome;
 import java.util.HashMap;
@@ -165,13 +167,13 @@ public final class CommitGroups {
     private final TableLog log;
     private final DeltaCommitter committer;
     private final LogCheckpoints checkpoints;
+    private final KeyedDeletes deletes;
 
     LogCommitter(String path, Configuration conf, DeltaSinkConfig config, Executor checkpoints) {
       this.log = new TableLog(path, conf, DeltaCommitter.ENGINE_INFO);
-      this.committer =
-          new DeltaCommitter(
-              config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
+      this.committer = DeltaCommitter.of(config);
       this.checkpoints = new LogCheckpoints(log, conf, checkpoints);
+      this.deletes = new KeyedDeletes(log, conf, KeyIndex.jvm());
     }
 
     TableLog log() {
@@ -179,12 +181,12 @@ public final class CommitGroups {
     }
 
     DeltaCommitter.LogRead read(Set<String> appIds) {
-      return DeltaCommitter.read(log, appIds);
+      return committer.read(log, appIds);
     }
 
     @Override
     public List<Outcome> apply(List<CommitGroup.Entry> entries) {
-      List<Outcome> outcomes = committer.commit(log, entries);
+      List<Outcome> outcomes = committer.commit(log, entries, deletes);
       outcomes.stream()
           .mapToLong(o -> o instanceof DeltaCommitter.Committed c ? c.version() : -1)
           .max()

@@ -1,5 +1,6 @@
 package io.kcdelta.table;
 
+import io.kcdelta.config.DeltaSinkConfig;
 import io.kcdelta.delta.AddFile;
 import io.kcdelta.delta.Clustering;
 import io.kcdelta.delta.ColumnMapping;
@@ -10,10 +11,15 @@ import io.kcdelta.delta.LogCommit;
 import io.kcdelta.delta.LogPaths;
 import io.kcdelta.delta.LogState;
 import io.kcdelta.delta.Metadata;
+import io.kcdelta.delta.RemoveFile;
 import io.kcdelta.delta.TableFeatures;
 import io.kcdelta.delta.TableLog;
 import io.kcdelta.delta.Txn;
+import io.kcdelta.delta.dv.DeletionVector;
+import io.kcdelta.delta.upsert.KeyIndex;
+import io.kcdelta.delta.upsert.KeyedDeletes;
 import io.kcdelta.schema.JsonText;
+import io.kcdelta.schema.RowKey;
 import io.kcdelta.schema.SchemaEvolution;
 import io.kcdelta.schema.StructType;
 import java.util.ArrayList;
@@ -27,6 +33,8 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns the {@link Batch}es of a commit group's round into one Delta commit, leaving out each batch
@@ -40,18 +48,40 @@ import org.apache.kafka.common.TopicPartition;
  * txn versions it left.
  */
 final class DeltaCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaCommitter.class);
 
   static final String ENGINE_INFO = "kafka-connect-delta/" + Version.get();
 
   private final String appIdPrefix;
   private final SchemaEvolution.Mode evolution;
   private final Map<String, String> tableProperties;
+  private final boolean upsert;
 
   DeltaCommitter(
       String appIdPrefix, SchemaEvolution.Mode evolution, Map<String, String> tableProperties) {
+    this(appIdPrefix, evolution, tableProperties, false);
+  }
+
+  private DeltaCommitter(
+      String appIdPrefix,
+      SchemaEvolution.Mode evolution,
+      Map<String, String> tableProperties,
+      boolean upsert) {
     this.appIdPrefix = appIdPrefix;
     this.evolution = evolution;
     this.tableProperties = Map.copyOf(tableProperties);
+    this.upsert = upsert;
+  }
+
+  /** The committer of a connector: in upsert mode, the tables it creates have deletion vectors. */
+  static DeltaCommitter of(DeltaSinkConfig config) {
+    boolean upsert = config.writeMode() == DeltaSinkConfig.WriteMode.UPSERT;
+    Map<String, String> properties = new HashMap<>(config.tableProperties());
+    if (upsert) {
+      properties.putIfAbsent(KeyedDeletes.ENABLE_DELETION_VECTORS, "true");
+    }
+    return new DeltaCommitter(
+        config.txnAppIdPrefix(), config.schemaEvolution(), properties, upsert);
   }
 
   String appId(TopicPartition tp) {
@@ -97,10 +127,13 @@ final class DeltaCommitter {
    * @throws io.kcdelta.delta.UnsupportedTableException the table has a feature this connector does
    *     not implement: the task fails at its first read, not at its first commit
    */
-  static LogRead read(TableLog log, Set<String> appIds) {
+  LogRead read(TableLog log, Set<String> appIds) {
     LogState state = log.update();
     if (state.exists()) {
       TableFeatures.checkWritable(log.path(), state.protocol(), state.metadata());
+      if (upsert) {
+        KeyedDeletes.checkUpsertable(log.path(), state.metadata());
+      }
     }
     return new LogRead(
         state.exists() ? state.metadata() : null,
@@ -126,9 +159,19 @@ final class DeltaCommitter {
    * @param entries batches of disjoint Kafka partitions
    * @return per entry, in order, what became of it
    */
-  List<Outcome> commit(TableLog log, List<CommitGroup.Entry> entries) {
-    Plan plan = new Plan(log.root(), entries);
+  List<Outcome> commit(TableLog log, List<CommitGroup.Entry> entries, KeyedDeletes deletes) {
+    Plan plan = new Plan(log.root(), entries, upsert ? deletes : null);
     CommitResult result = log.commit(plan);
+    if (result.committed() && plan.lastKeyedDeletes != null) {
+      LOG.info(
+          "Upsert commit {} of {}: {} rows of earlier files marked deleted, {} files searched for"
+              + " their keys ({} read from storage so far in this worker)",
+          result.version(),
+          log.path(),
+          plan.lastKeyedDeletes.rowsDeleted(),
+          plan.lastKeyedDeletes.filesSearched(),
+          KeyIndex.jvm().filesRead());
+    }
     if (result.committed()) {
       for (Integer i : plan.included) {
         plan.outcomes[i] = new Committed(result.version(), result.attempts() > 1);
@@ -143,12 +186,17 @@ final class DeltaCommitter {
   private final class Plan implements io.kcdelta.delta.CommitPlanner {
     private final Path root;
     private final List<CommitGroup.Entry> entries;
+
+    /** Upsert mode: the deletes by key; null when appending. */
+    private final KeyedDeletes deletes;
+
     Outcome[] outcomes;
     List<Integer> included;
 
-    Plan(Path root, List<CommitGroup.Entry> entries) {
+    Plan(Path root, List<CommitGroup.Entry> entries, KeyedDeletes deletes) {
       this.root = root;
       this.entries = entries;
+      this.deletes = deletes;
     }
 
     @Override
@@ -175,15 +223,55 @@ final class DeltaCommitter {
       }
       List<Batch> batches = included.stream().map(i -> entries.get(i).batch).toList();
       boolean changed = !base.exists() || metadata != base.metadata();
+      List<AddFile> adds = adds(root, batches, metadata);
+      List<RemoveFile> removes = List.of();
+      if (deletes != null) {
+        KeyedDeletes.Plan keyed = keyedDeletes(base, batches);
+        adds =
+            adds.stream()
+                .map(
+                    a ->
+                        keyed.newFileVectors().containsKey(a.path())
+                            ? a.withDeletionVector(keyed.newFileVectors().get(a.path()), true)
+                            : a)
+                .collect(Collectors.toCollection(ArrayList::new));
+        adds.addAll(keyed.adds());
+        removes = keyed.removes();
+        lastKeyedDeletes = keyed;
+      }
       return new CommitPlan(
           changed ? metadata : null,
-          adds(root, batches, metadata),
-          List.of(),
+          adds,
+          removes,
           txns(batches),
-          "WRITE",
+          deletes == null ? "WRITE" : "MERGE",
           operationParameters(metadata.partitionColumns()),
-          true,
+          deletes == null,
           kafkaInfo(batches).commitInfo());
+    }
+
+    /** What the last attempt's plan deleted (upsert mode). */
+    KeyedDeletes.Plan lastKeyedDeletes;
+
+    /** Upsert mode: every row the table holds for the batches' keys, and rows they superseded. */
+    private KeyedDeletes.Plan keyedDeletes(LogState base, List<Batch> batches) {
+      List<RowKey> keys = new ArrayList<>();
+      Map<String, DeletionVector> superseded = new LinkedHashMap<>();
+      List<String> columns = null;
+      for (Batch batch : batches) {
+        KeyedChanges changes = batch.changes();
+        keys.addAll(changes.keys());
+        if (columns == null) {
+          columns = changes.columns();
+        }
+        for (PendingFile f : batch.files()) {
+          DeletionVector rows = changes.superseded(f.file().path());
+          if (rows != null) {
+            superseded.put(LogPaths.relative(root, f.file().path()), rows);
+          }
+        }
+      }
+      return deletes.plan(base, columns == null ? List.of() : columns, keys, superseded);
     }
 
     /**

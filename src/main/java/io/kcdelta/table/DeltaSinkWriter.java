@@ -6,6 +6,7 @@ import io.kcdelta.metrics.PartitionMetrics;
 import io.kcdelta.metrics.SinkMetrics;
 import io.kcdelta.record.ErrantRecords;
 import io.kcdelta.record.RecordCheck;
+import io.kcdelta.record.RecordCheck.Deleted;
 import io.kcdelta.record.RecordCheck.Errant;
 import io.kcdelta.record.RecordCheck.Row;
 import io.kcdelta.record.RecordCheck.Verdict;
@@ -146,9 +147,7 @@ public final class DeltaSinkWriter {
     this.clock = clock;
     this.openFiles = openFiles;
     this.groups = groups;
-    this.committer =
-        new DeltaCommitter(
-            config.txnAppIdPrefix(), config.schemaEvolution(), config.tableProperties());
+    this.committer = DeltaCommitter.of(config);
     this.check = new RecordCheck(config, origin);
     this.routes = new TableRoutes(config, origin);
     this.routesByField = config.routesByField();
@@ -441,7 +440,8 @@ public final class DeltaSinkWriter {
     Verdict verdict = check.check(record, table.state);
     if (verdict instanceof Row row) {
       try {
-        table.files.write(row.value(), row.layout(), tp, offset, now, record.timestamp());
+        table.files.write(
+            row.value(), row.layout(), row.key(), tp, offset, now, record.timestamp());
         metrics.recordAccepted();
         return true;
       } catch (DataException e) {
@@ -451,6 +451,15 @@ public final class DeltaSinkWriter {
       } catch (IOException | RuntimeException e) {
         rewindTable(table, "writing a data file", e);
         return false;
+      }
+    }
+    if (verdict instanceof Deleted deleted) {
+      try {
+        table.files.delete(deleted.key(), tp, offset, now, record.timestamp());
+        metrics.recordAccepted();
+        return true;
+      } catch (DataException e) {
+        verdict = check.cannotBeWritten(record, table.state, e, SinkMetrics.ErrantCause.KEY);
       }
     }
     if (verdict instanceof Errant bad) {

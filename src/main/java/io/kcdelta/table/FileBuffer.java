@@ -6,6 +6,7 @@ import io.kcdelta.parquet.DataFileNames;
 import io.kcdelta.parquet.DictionaryChoices;
 import io.kcdelta.parquet.ParquetFileWriter;
 import io.kcdelta.record.RecordLayout;
+import io.kcdelta.schema.RowKey;
 import io.kcdelta.schema.StructType;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -59,6 +60,7 @@ final class FileBuffer {
   private final Set<PendingFile> inDoubt = new HashSet<>();
 
   private final Map<TopicPartition, Long> lastOffsets = new LinkedHashMap<>();
+  private final KeyedChanges changes = new KeyedChanges();
   private long oldestRecordMs = -1;
 
   private long newestTimestampMs = -1;
@@ -101,11 +103,18 @@ final class FileBuffer {
   }
 
   /**
-   * Appends a row. A DataException (a value the encoder rejects) leaves the file intact; an I/O
-   * failure leaves it unusable and the caller must {@link #abort()}.
+   * Appends a row; in upsert mode ({@code rowKey} not null) the key's new row. A DataException (a
+   * value the encoder rejects) leaves the file intact; an I/O failure leaves it unusable and the
+   * caller must {@link #abort()}.
    */
   void write(
-      Struct value, RecordLayout layout, TopicPartition tp, long offset, long nowMs, Long timestamp)
+      Struct value,
+      RecordLayout layout,
+      RowKey rowKey,
+      TopicPartition tp,
+      long offset,
+      long nowMs,
+      Long timestamp)
       throws IOException {
     List<String> key = layout.partitionKey(value);
     OpenFile file = openFiles.get(key);
@@ -120,10 +129,23 @@ final class FileBuffer {
       file = open(key, layout);
       openFiles.put(key, file);
     }
+    if (rowKey != null) {
+      changes.sameColumns(rowKey);
+    }
+    long position = file.writer.numRecords();
     file.writer.write(value);
+    if (rowKey != null) {
+      changes.written(rowKey, file.writer.path(), position);
+    }
     if (file.writer.reached(fileMaxBytes)) {
       finish(key, file);
     }
+    markProcessed(tp, offset, nowMs, timestamp);
+  }
+
+  /** Upsert mode: the key's row is deleted by the record at {@code offset}. */
+  void delete(RowKey key, TopicPartition tp, long offset, long nowMs, Long timestamp) {
+    changes.deleted(key);
     markProcessed(tp, offset, nowMs, timestamp);
   }
 
@@ -329,12 +351,14 @@ final class FileBuffer {
             Map.copyOf(lastOffsets),
             schema,
             partitionColumns,
-            newestTimestampMs);
+            newestTimestampMs,
+            changes.drain());
     clear();
     return batch;
   }
 
   private void clear() {
+    changes.clear();
     finished.clear();
     lastOffsets.clear();
     oldestRecordMs = -1;
@@ -347,6 +371,7 @@ final class FileBuffer {
     inDoubt.addAll(batch.files());
     finished.addAll(0, batch.files());
     batch.lastOffsets().forEach(lastOffsets::putIfAbsent);
+    changes.requeue(batch.changes());
     newestTimestampMs = Math.max(newestTimestampMs, batch.newestTimestampMs());
     // Due at once: the next put retries the commit.
     oldestRecordMs = 0;

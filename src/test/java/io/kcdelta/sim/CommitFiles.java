@@ -58,14 +58,24 @@ final class CommitFiles {
 
   private void read(File commit, long version) {
     try {
+      List<JsonNode> actions = new ArrayList<>();
+      Set<String> removed = new HashSet<>();
       for (String line : Files.readAllLines(commit.toPath())) {
         JsonNode action = JSON.readTree(line);
+        actions.add(action);
+        if (action.get("remove") != null) {
+          removed.add(action.get("remove").get("path").asText());
+        }
+      }
+      for (JsonNode action : actions) {
         JsonNode txn = action.get("txn");
         if (txn != null) {
           txnVersions.put(txn.get("appId").asText(), txn.get("version").asLong());
         }
         JsonNode add = action.get("add");
-        if (add != null && !added.add(add.get("path").asText())) {
+        // Upsert mode: a file's new deletion vector is its remove and add in one commit.
+        boolean newVector = add != null && removed.contains(add.get("path").asText());
+        if (add != null && !added.add(add.get("path").asText()) && !newVector) {
           addedAgain.add(
               "file "
                   + add.get("path").asText()

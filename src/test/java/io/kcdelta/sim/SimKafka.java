@@ -21,6 +21,7 @@ final class SimKafka {
           .field("p", Schema.INT32_SCHEMA)
           .field("o", Schema.INT64_SCHEMA)
           .field("r", Schema.STRING_SCHEMA)
+          .field("k", Schema.STRING_SCHEMA)
           .build();
 
   /** Route values that name no table (not path-safe): errant when tables are routed by field. */
@@ -55,11 +56,29 @@ final class SimKafka {
                 .put("t", tp.topic())
                 .put("p", tp.partition())
                 .put("o", offset)
-                .put("r", route(tp, offset));
+                .put("r", route(tp, offset))
+                .put("k", rowKey(tp, offset));
     if (poisonRecord) {
       poison.add(key(tp, offset));
     }
-    log.add(new SinkRecord(tp.topic(), tp.partition(), null, null, VALUE, value, offset));
+    log.add(
+        new SinkRecord(
+            tp.topic(),
+            tp.partition(),
+            Schema.STRING_SCHEMA,
+            rowKey(tp, offset),
+            VALUE,
+            value,
+            offset));
+  }
+
+  /**
+   * The record's key, also its field k: one of five per partition, mixed along it, so that in
+   * upsert mode keys are updated and deleted (a null value) many times, within batches and across.
+   */
+  static String rowKey(TopicPartition tp, long offset) {
+    long h = (offset + 7) * 0xC2B2AE3D27D4EB4FL;
+    return tp.topic() + "-" + tp.partition() + "-k" + Math.floorMod(h ^ (h >>> 31), 5L);
   }
 
   long endOffset(TopicPartition tp) {

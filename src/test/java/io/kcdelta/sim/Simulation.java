@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -74,16 +75,30 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
       List<String> topics,
       int partitionsPerTopic,
       boolean tablePerTopic,
-      boolean routedByField) {
+      boolean routedByField,
+      boolean upsert) {
     Setup(boolean cooperative, List<String> topics, int partitionsPerTopic, boolean tablePerTopic) {
-      this(cooperative, topics, partitionsPerTopic, tablePerTopic, false);
+      this(cooperative, topics, partitionsPerTopic, tablePerTopic, false, false);
     }
 
-    static Setup random(Random random) {
+    Setup(
+        boolean cooperative,
+        List<String> topics,
+        int partitionsPerTopic,
+        boolean tablePerTopic,
+        boolean routedByField) {
+      this(cooperative, topics, partitionsPerTopic, tablePerTopic, routedByField, false);
+    }
+
+    /**
+     * @param upsert whether the one-table world writes in upsert mode (drawn apart from {@code
+     *     random}, so that the other worlds' schedules stay what their seeds gave before)
+     */
+    static Setup random(Random random, boolean upsert) {
       boolean cooperative = random.nextBoolean();
       return switch (random.nextInt(3)) {
         case 0 -> new Setup(cooperative, List.of("a", "b"), 2, true);
-        case 1 -> new Setup(cooperative, List.of("a"), 3, false);
+        case 1 -> new Setup(cooperative, List.of("a"), 3, false, false, upsert);
         default -> new Setup(cooperative, List.of("a", "b"), 2, false, true);
       };
     }
@@ -167,7 +182,17 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
 
   /** A random schedule: the world, the events and the faults all follow from the seed. */
   Simulation(long seed, Path dir) {
-    this("seed " + seed, new Random(seed), dir, null, new Random(seed * 31 + 7));
+    this(seed, new Random(seed), dir);
+  }
+
+  /** The world is the schedule's first draws, as it always was; upsert mode is drawn apart. */
+  private Simulation(long seed, Random random, Path dir) {
+    this(
+        "seed " + seed,
+        random,
+        dir,
+        Setup.random(random, new Random(seed * 17 + 3).nextBoolean()),
+        new Random(seed * 31 + 7));
   }
 
   /**
@@ -181,7 +206,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     this.label = label;
     this.random = random;
     this.dir = dir;
-    this.setup = setup != null ? setup : Setup.random(random);
+    this.setup = setup;
     this.kafka = new SimKafka(this.setup.partitions());
     this.faults = SimFaults.register(dir, faultRandom);
     this.tables = new SimTables(APP_ID, this::tableOf);
@@ -196,7 +221,8 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
             + (setup.cooperative() ? " cooperative" : " eager")
             + (setup.routedByField()
                 ? ", a table per value of field r"
-                : setup.tablePerTopic() ? ", a table per topic" : ", one table"));
+                : setup.tablePerTopic() ? ", a table per topic" : ", one table")
+            + (setup.upsert() ? ", upsert by key k" : ""));
     startTask();
     if (random.nextBoolean()) {
       startTask();
@@ -500,6 +526,15 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     }
   }
 
+  private static Map<String, String> writerSettings(String tablePath, boolean upsert) {
+    Map<String, String> p = writerSettings(tablePath);
+    if (upsert) {
+      p.put("delta.write.mode", "upsert");
+      p.put("delta.upsert.key.columns", "k");
+    }
+    return p;
+  }
+
   private static Map<String, String> writerSettings(String tablePath) {
     Map<String, String> p = new HashMap<>();
     p.put("name", APP_ID);
@@ -525,7 +560,7 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
                 ? "t-${field:r}"
                 : setup.tablePerTopic() ? "${topic}" : "table");
     return new DeltaSinkWriter(
-        new DeltaSinkConfig(writerSettings(path)),
+        new DeltaSinkConfig(writerSettings(path, setup.upsert())),
         context,
         new Configuration(HADOOP),
         context.errantRecordReporter(),
@@ -680,7 +715,62 @@ final class Simulation implements SimWorkerSinkTask.Group, AutoCloseable {
     return kafka.poison.contains(SimKafka.key(tp, offset)) || tableOf(tp, offset) == null;
   }
 
+  /**
+   * Upsert mode: the table holds, per key, the row of its last record, unless that record is a
+   * tombstone (then none); nothing else; and every partition's txn version is its last offset.
+   */
+  private void checkUpsertTable() {
+    String table = tableOf(kafka.partitions().get(0));
+    Map<String, Integer> rows = tables.upsertRows(table, violations);
+    Map<String, String> expected = new TreeMap<>();
+    for (TopicPartition tp : kafka.partitions()) {
+      Map<String, Long> last = new HashMap<>();
+      for (long o = 0; o < kafka.endOffset(tp); o++) {
+        last.put(SimKafka.rowKey(tp, o), o);
+      }
+      last.forEach(
+          (k, o) -> {
+            if (!kafka.poison.contains(SimKafka.key(tp, o))) {
+              expected.put(SimKafka.key(tp, o), k);
+            }
+          });
+    }
+    for (Map.Entry<String, String> e : expected.entrySet()) {
+      int n = rows.getOrDefault(e.getKey(), 0);
+      if (n != 1) {
+        violations.add(
+            "key "
+                + e.getValue()
+                + ": its last state "
+                + e.getKey()
+                + " is in the table "
+                + n
+                + " times");
+      }
+    }
+    for (String row : rows.keySet()) {
+      if (!expected.containsKey(row)) {
+        violations.add(row + " is in the table but is not its key's last state");
+      }
+    }
+    Map<TopicPartition, Long> txns = tables.txnVersionsFromCommits(kafka.partitions());
+    for (TopicPartition tp : kafka.partitions()) {
+      long end = kafka.endOffset(tp);
+      if (end > 0 && txns.getOrDefault(tp, -1L) != end - 1) {
+        violations.add(tp + ": txn version " + txns.get(tp) + ", expected " + (end - 1));
+      }
+    }
+    all.forEach(
+        t ->
+            t.context.errant.forEach(
+                r -> violations.add("a change was reported errant: " + r + " by " + t.name)));
+  }
+
   private void checkTables() {
+    if (setup.upsert()) {
+      checkUpsertTable();
+      return;
+    }
     List<String> paths =
         setup.routedByField()
             ? routedTables()
