@@ -13,7 +13,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 /**
  * Upsert mode: what change a record is, and the key it changes. A tombstone deletes its key; a
  * Debezium envelope (fields {@code op}, {@code before}, {@code after}) is its op, c/r/u the after
- * state and d a delete; any other record is its key's new row.
+ * state and d a delete; a flattened Debezium row with {@code __deleted} "true" a delete; any other
+ * record is its key's new row.
  */
 final class UpsertChanges {
   private final List<String> keyColumns;
@@ -72,7 +73,23 @@ final class UpsertChanges {
                     + "', which upsert mode does not apply (c, r, u and d are)");
       }
     }
+    if (value instanceof Struct flattened && isDeletedFlag(flattened)) {
+      return new Delete(keyOfDeleted(record, flattened));
+    }
     return new NewState(record);
+  }
+
+  /**
+   * The flattened form Debezium's ExtractNewRecordState makes with {@code
+   * delete.handling.mode=rewrite}: the row with a field {@code __deleted}, "true" on a delete.
+   */
+  private static boolean isDeletedFlag(Struct value) {
+    Field flag = value.schema().field("__deleted");
+    if (flag == null) {
+      return false;
+    }
+    Object v = value.get(flag);
+    return Boolean.TRUE.equals(v) || "true".equalsIgnoreCase(String.valueOf(v));
   }
 
   /** The key of a row about to be written. */

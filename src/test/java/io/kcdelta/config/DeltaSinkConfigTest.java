@@ -89,6 +89,29 @@ class DeltaSinkConfigTest {
   }
 
   @Test
+  void upsertModeTakesKeyColumnsAndRefusesRoutingByField() {
+    DeltaSinkConfig c =
+        new DeltaSinkConfig(
+            props("delta.write.mode", "Upsert", "delta.upsert.key.columns", " id , region "));
+    assertEquals(DeltaSinkConfig.WriteMode.UPSERT, c.writeMode());
+    assertEquals(List.of("id", "region"), c.upsertKeyColumns());
+    assertEquals(DeltaSinkConfig.WriteMode.APPEND, new DeltaSinkConfig(props()).writeMode());
+    assertEquals(List.of(), new DeltaSinkConfig(props()).upsertKeyColumns());
+
+    List<String> errors =
+        errorsOf(
+            props(
+                "delta.write.mode",
+                "upsert",
+                "delta.table.path.audit",
+                "s3a://bucket/audit/${field:tenant}"),
+            "delta.write.mode");
+    assertTrue(errors.get(0).contains("routed by ${field:...}"), errors.get(0));
+    errors = errorsOf(props("delta.write.mode", "merge"), "delta.write.mode");
+    assertEquals(1, errors.size());
+  }
+
+  @Test
   void aFieldInThePathRoutesEachRecordItMayFollowOnlyTheBucket() {
     DeltaSinkConfig c =
         new DeltaSinkConfig(
