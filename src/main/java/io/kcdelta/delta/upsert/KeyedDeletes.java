@@ -63,9 +63,9 @@ public final class KeyedDeletes {
   /**
    * Refuses a table upsert mode cannot write correctly, saying what to change.
    *
-   * @throws UnsupportedTableException without deletion vectors enabled, or with the change data
-   *     feed (this mode writes no change files) or row tracking (an updated row would need its row
-   *     id carried over)
+   * @throws UnsupportedTableException without deletion vectors enabled, append-only, or with the
+   *     change data feed (this mode writes no change files) or row tracking (an updated row would
+   *     need its row id carried over)
    */
   public static void checkUpsertable(String path, Metadata metadata) {
     if (!metadata.flag(ENABLE_DELETION_VECTORS)) {
@@ -75,6 +75,12 @@ public final class KeyedDeletes {
               + path
               + " does not enable: run ALTER TABLE ... SET TBLPROPERTIES"
               + " ('delta.enableDeletionVectors' = 'true') (Delta 2.3+ readers read them), or append.");
+    }
+    if (metadata.flag("delta.appendOnly")) {
+      throw new UnsupportedTableException(
+          "delta.write.mode=upsert replaces and deletes rows, which the table "
+              + path
+              + " forbids (delta.appendOnly=true). Use another table, or append.");
     }
     for (String property : List.of("delta.enableChangeDataFeed", "delta.enableRowTracking")) {
       if (metadata.flag(property)) {

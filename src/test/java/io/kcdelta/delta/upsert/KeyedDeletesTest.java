@@ -126,6 +126,17 @@ class KeyedDeletesTest {
         assertThrows(UnsupportedTableException.class, () -> KeyedDeletes.checkUpsertable("t", feed))
             .getMessage()
             .contains("change data"));
+    Metadata appendOnly =
+        Metadata.create(
+            DeltaSchemas.toDelta(ROW),
+            List.of(),
+            Map.of("delta.enableDeletionVectors", "true", "delta.appendOnly", "true"));
+    assertTrue(
+        assertThrows(
+                UnsupportedTableException.class,
+                () -> KeyedDeletes.checkUpsertable("t", appendOnly))
+            .getMessage()
+            .contains("delta.appendOnly=true"));
     KeyedDeletes.checkUpsertable(
         "t",
         Metadata.create(
