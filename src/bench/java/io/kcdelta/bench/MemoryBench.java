@@ -1,12 +1,7 @@
 package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
-import io.kcdelta.metrics.SinkMetrics;
-import io.kcdelta.record.RecordOrigin;
-import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
-import io.kcdelta.table.FakeSinkContext;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -17,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -49,18 +43,7 @@ public final class MemoryBench {
     props.put("flush.interval.ms", String.valueOf(flushMs));
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     long[] simulatedMs = {0};
-    TopicPartition tp = new TopicPartition("bench", 0);
-    DeltaSinkWriter writer =
-        new DeltaSinkWriter(
-            config,
-            new FakeSinkContext(),
-            HadoopConfigurationFactory.create(config),
-            null,
-            SinkMetrics.none(),
-            RecordOrigin.ORIGINAL,
-            () -> simulatedMs[0],
-            new CommitGroups());
-    writer.open(List.of(tp));
+    DeltaSinkWriter writer = LocalWriters.open(config, () -> simulatedMs[0]);
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
       p.resetPeakUsage();
     }

@@ -1,12 +1,7 @@
 package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
-import io.kcdelta.metrics.SinkMetrics;
-import io.kcdelta.record.RecordOrigin;
-import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
-import io.kcdelta.table.FakeSinkContext;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -46,18 +40,7 @@ public final class TaskPathBench {
       props.put("flush.interval.ms", "1000");
       DeltaSinkConfig config = new DeltaSinkConfig(props);
       long[] clock = {0};
-      TopicPartition tp = new TopicPartition("bench", 0);
-      DeltaSinkWriter writer =
-          new DeltaSinkWriter(
-              config,
-              new FakeSinkContext(),
-              HadoopConfigurationFactory.create(config),
-              null,
-              SinkMetrics.none(),
-              RecordOrigin.ORIGINAL,
-              () -> clock[0],
-              new CommitGroups());
-      writer.open(List.of(tp));
+      DeltaSinkWriter writer = LocalWriters.open(config, () -> clock[0]);
       long cpu0 = threads.getCurrentThreadCpuTime();
       long alloc0 = threads.getCurrentThreadAllocatedBytes();
       long wall0 = System.nanoTime();

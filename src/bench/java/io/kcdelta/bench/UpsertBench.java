@@ -1,16 +1,11 @@
 package io.kcdelta.bench;
 
 import io.kcdelta.config.DeltaSinkConfig;
-import io.kcdelta.config.HadoopConfigurationFactory;
 import io.kcdelta.delta.AddFile;
 import io.kcdelta.delta.LogCommit;
 import io.kcdelta.delta.TableLog;
 import io.kcdelta.delta.upsert.KeyIndex;
-import io.kcdelta.metrics.SinkMetrics;
-import io.kcdelta.record.RecordOrigin;
-import io.kcdelta.table.CommitGroups;
 import io.kcdelta.table.DeltaSinkWriter;
-import io.kcdelta.table.FakeSinkContext;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -156,18 +150,7 @@ public final class UpsertBench {
     }
     DeltaSinkConfig config = new DeltaSinkConfig(props);
     long[] clock = {0};
-    TopicPartition tp = new TopicPartition("bench", 0);
-    DeltaSinkWriter writer =
-        new DeltaSinkWriter(
-            config,
-            new FakeSinkContext(),
-            HadoopConfigurationFactory.create(config),
-            null,
-            SinkMetrics.none(),
-            RecordOrigin.ORIGINAL,
-            () -> clock[0],
-            new CommitGroups());
-    writer.open(List.of(tp));
+    DeltaSinkWriter writer = LocalWriters.open(config, () -> clock[0]);
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long cpu0 = threads.getCurrentThreadCpuTime();
     long wall0 = System.nanoTime();

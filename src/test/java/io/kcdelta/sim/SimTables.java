@@ -130,13 +130,7 @@ final class SimTables {
       org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(table);
       for (AddFile add : log.snapshot().getAllFiles()) {
         try {
-          for (Group g :
-              ParquetRows.read(conf, new org.apache.hadoop.fs.Path(root, add.getPath()))) {
-            rows.merge(
-                g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0),
-                1,
-                Integer::sum);
-          }
+          count(new org.apache.hadoop.fs.Path(root, add.getPath()), DeletionVector.of(), rows);
         } catch (IOException e) {
           violations.add(table + ": cannot read " + add.getPath() + ": " + e);
         }
@@ -163,21 +157,30 @@ final class SimTables {
     for (io.kcdelta.delta.AddFile add : log.liveFiles().files()) {
       try {
         DeletionVectorDescriptor d = add.deletionVectorDescriptor();
-        DeletionVector deleted = d == null ? DeletionVector.of() : vectors.read(d);
-        long position = 0;
-        for (Group g : ParquetRows.read(conf, LogPaths.absolute(root, add.path()))) {
-          if (!deleted.contains(position++)) {
-            rows.merge(
-                g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0),
-                1,
-                Integer::sum);
-          }
-        }
+        count(
+            LogPaths.absolute(root, add.path()),
+            d == null ? DeletionVector.of() : vectors.read(d),
+            rows);
       } catch (IOException e) {
         violations.add(table + ": cannot read " + add.path() + ": " + e);
       }
     }
     return rows;
+  }
+
+  /** Counts the file's rows but the deleted ones by "topic-partition@offset". */
+  private void count(
+      org.apache.hadoop.fs.Path file, DeletionVector deleted, Map<String, Integer> rows)
+      throws IOException {
+    long position = 0;
+    for (Group g : ParquetRows.read(conf, file)) {
+      if (!deleted.contains(position++)) {
+        rows.merge(
+            g.getString("t", 0) + "-" + g.getInteger("p", 0) + "@" + g.getLong("o", 0),
+            1,
+            Integer::sum);
+      }
+    }
   }
 
   /** The table's log as a reader sees it now (one DeltaLog per table, updated incrementally). */
