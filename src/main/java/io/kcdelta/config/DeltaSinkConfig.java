@@ -6,6 +6,7 @@ import io.kcdelta.schema.SchemalessJson;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -777,6 +778,31 @@ public final class DeltaSinkConfig extends AbstractConfig {
     List<Problem> problems = new ArrayList<>();
     if (!"upsert".equalsIgnoreCase(props.getOrDefault(WRITE_MODE, "").trim())) {
       return problems;
+    }
+    List<String> keys =
+        Arrays.stream(props.getOrDefault(UPSERT_KEY_COLUMNS, "").split(","))
+            .map(String::trim)
+            .filter(k -> !k.isEmpty())
+            .toList();
+    for (String spec :
+        partitionSpecs(Arrays.asList(props.getOrDefault(PARTITION_COLUMNS, "").split(",")))) {
+      Transform t;
+      try {
+        t = Transform.parse(spec);
+      } catch (IllegalArgumentException e) {
+        continue; // the partition columns' own validator says what is wrong
+      }
+      String column = t == null ? spec.trim() : t.column();
+      if (keys.contains(column)) {
+        problems.add(
+            new Problem(
+                UPSERT_KEY_COLUMNS,
+                "The key column '"
+                    + column
+                    + "' is also a partition column: a key's rows are found by the values in the"
+                    + " data files, which a partition column is not in. Partition by other"
+                    + " columns."));
+      }
     }
     List<String> paths = new ArrayList<>();
     paths.add(props.getOrDefault(TABLE_PATH, ""));

@@ -109,6 +109,17 @@ class DeltaSinkConfigTest {
     assertTrue(errors.get(0).contains("routed by ${field:...}"), errors.get(0));
     errors = errorsOf(props("delta.write.mode", "merge"), "delta.write.mode");
     assertEquals(1, errors.size());
+    errors =
+        errorsOf(
+            props(
+                "delta.write.mode",
+                "upsert",
+                "delta.upsert.key.columns",
+                "id",
+                "delta.table.partition.columns",
+                "day(at), id"),
+            "delta.upsert.key.columns");
+    assertTrue(errors.get(0).contains("also a partition column"), errors.get(0));
   }
 
   @Test
