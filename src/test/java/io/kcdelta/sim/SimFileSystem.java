@@ -8,12 +8,12 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * The local file system, with the {@link SimFaults} of the path's schedule applied to the
- * connector's data files (part-*).
+ * connector's data files (part-*) and deletion vector files (upsert mode).
  */
 public class SimFileSystem extends FastLocalFileSystem {
 
   private static boolean isDataFile(Path f) {
-    return f.getName().startsWith("part-");
+    return f.getName().startsWith("part-") || f.getName().startsWith("deletion_vector_");
   }
 
   @Override

@@ -73,8 +73,10 @@ class UpsertSimulationTest {
       sim.advanceClock(Simulation.FLUSH_MS);
       sim.iterate(task);
       sim.iterate(task);
+      List<String> injected = sim.faults().injected();
       List<String> violations = sim.finish();
       assertEquals(List.of(), violations, String.join("\n  ", sim.trace));
+      assertEquals(2, injected.size(), "the script no longer reaches both faults: " + injected);
     }
   }
 
