@@ -20,6 +20,11 @@ final class UpsertChanges {
   private final List<String> keyColumns;
   private final RecordOrigin origin;
 
+  /** The last record key schema and its field names: a topic's keys share one schema object. */
+  private Schema lastKeySchema;
+
+  private List<String> lastKeyFields;
+
   /**
    * @param keyColumns the configured key columns; empty: the record key's fields
    */
@@ -132,7 +137,11 @@ final class UpsertChanges {
     }
     Schema keySchema = record.keySchema();
     if (keySchema != null && keySchema.type() == Schema.Type.STRUCT) {
-      return keySchema.fields().stream().map(Field::name).toList();
+      if (keySchema != lastKeySchema) {
+        lastKeyFields = keySchema.fields().stream().map(Field::name).toList();
+        lastKeySchema = keySchema;
+      }
+      return lastKeyFields;
     }
     if (record.key() instanceof Map<?, ?> m && !m.isEmpty()) {
       return m.keySet().stream().map(String::valueOf).sorted().toList();

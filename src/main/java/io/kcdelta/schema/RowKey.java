@@ -1,6 +1,5 @@
 package io.kcdelta.schema;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -31,11 +30,15 @@ public final class RowKey {
    * @throws IllegalArgumentException a value is null or of another type
    */
   public static RowKey of(List<?> values) {
+    return new RowKey(canonical(values), null);
+  }
+
+  private static Object[] canonical(List<?> values) {
     Object[] canonical = new Object[values.size()];
     for (int i = 0; i < canonical.length; i++) {
       canonical[i] = canonical(values.get(i));
     }
-    return new RowKey(canonical, null);
+    return canonical;
   }
 
   public static RowKey of(Object... values) {
@@ -44,7 +47,7 @@ public final class RowKey {
 
   /** The key of these columns' values. */
   public static RowKey of(List<String> columns, List<?> values) {
-    return new RowKey(of(values).values, List.copyOf(columns));
+    return new RowKey(canonical(values), List.copyOf(columns));
   }
 
   /** The key columns' names (null when unknown). */
@@ -74,10 +77,6 @@ public final class RowKey {
 
   public Object get(int i) {
     return values[i];
-  }
-
-  public List<Object> values() {
-    return new ArrayList<>(List.of(values));
   }
 
   @Override

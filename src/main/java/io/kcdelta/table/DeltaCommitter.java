@@ -193,6 +193,9 @@ final class DeltaCommitter {
     Outcome[] outcomes;
     List<Integer> included;
 
+    /** Upsert mode: what the last attempt's plan deleted. */
+    KeyedDeletes.Plan lastKeyedDeletes;
+
     Plan(Path root, List<CommitGroup.Entry> entries, KeyedDeletes deletes) {
       this.root = root;
       this.entries = entries;
@@ -249,9 +252,6 @@ final class DeltaCommitter {
           deletes == null,
           kafkaInfo(batches).commitInfo());
     }
-
-    /** What the last attempt's plan deleted (upsert mode). */
-    KeyedDeletes.Plan lastKeyedDeletes;
 
     /** Upsert mode: every row the table holds for the batches' keys, and rows they superseded. */
     private KeyedDeletes.Plan keyedDeletes(LogState base, List<Batch> batches) {

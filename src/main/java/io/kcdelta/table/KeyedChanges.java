@@ -65,10 +65,6 @@ final class KeyedChanges {
     }
   }
 
-  boolean isEmpty() {
-    return last.isEmpty();
-  }
-
   /** The keys the batch changes: the table's rows of them are deleted by its commit. */
   Set<RowKey> keys() {
     return last.keySet();

@@ -133,12 +133,6 @@ public final class KeyIndex {
     };
   }
 
-  /** For tests: forgets every file. */
-  synchronized void clear() {
-    files.clear();
-    keys = 0;
-  }
-
   @Override
   public synchronized String toString() {
     return "KeyIndex(" + files.size() + " files, " + keys + " keys)";

@@ -73,6 +73,14 @@ class KeyedDeletesTest {
     return java.util.Arrays.stream(ids).mapToObj(RowKey::of).toList();
   }
 
+  private static Metadata metadata(String... properties) {
+    Map<String, String> props = new java.util.HashMap<>();
+    for (int i = 0; i < properties.length; i += 2) {
+      props.put(properties[i], properties[i + 1]);
+    }
+    return Metadata.create(DeltaSchemas.toDelta(ROW), List.of(), props);
+  }
+
   @Test
   void marksTheRowsOfTheKeysInTheirFilesAndBuildsOnEarlierVectors() throws IOException {
     TableLog log = table(Map.of("delta.enableDeletionVectors", "true"));
@@ -111,35 +119,26 @@ class KeyedDeletesTest {
 
   @Test
   void aTableWithoutDeletionVectorsOrWithTheChangeFeedIsRefusedSayingWhatToDo() {
-    Metadata plain = Metadata.create(DeltaSchemas.toDelta(ROW), List.of(), Map.of());
+    Metadata plain = metadata();
     UnsupportedTableException e =
         assertThrows(
             UnsupportedTableException.class,
             () -> KeyedDeletes.checkUpsertable("s3a://b/t", plain));
     assertTrue(e.getMessage().contains("'delta.enableDeletionVectors' = 'true'"), e.getMessage());
     Metadata feed =
-        Metadata.create(
-            DeltaSchemas.toDelta(ROW),
-            List.of(),
-            Map.of("delta.enableDeletionVectors", "true", "delta.enableChangeDataFeed", "true"));
+        metadata("delta.enableDeletionVectors", "true", "delta.enableChangeDataFeed", "true");
     assertTrue(
         assertThrows(UnsupportedTableException.class, () -> KeyedDeletes.checkUpsertable("t", feed))
             .getMessage()
             .contains("change data"));
     Metadata appendOnly =
-        Metadata.create(
-            DeltaSchemas.toDelta(ROW),
-            List.of(),
-            Map.of("delta.enableDeletionVectors", "true", "delta.appendOnly", "true"));
+        metadata("delta.enableDeletionVectors", "true", "delta.appendOnly", "true");
     assertTrue(
         assertThrows(
                 UnsupportedTableException.class,
                 () -> KeyedDeletes.checkUpsertable("t", appendOnly))
             .getMessage()
             .contains("delta.appendOnly=true"));
-    KeyedDeletes.checkUpsertable(
-        "t",
-        Metadata.create(
-            DeltaSchemas.toDelta(ROW), List.of(), Map.of("delta.enableDeletionVectors", "true")));
+    KeyedDeletes.checkUpsertable("t", metadata("delta.enableDeletionVectors", "true"));
   }
 }
