@@ -174,10 +174,10 @@ class SparkInteropIT {
         produce(producer, tables, PHASE1, PHASE1 + PHASE2);
         for (String table : SPARK_TABLES.keySet()) {
           if (!table.startsWith("append")) {
-            retried(
-                spark, "DELETE FROM " + ref(table) + " WHERE id < " + PHASE1 + " AND id % 10 = 0");
+            spark.sqlRetryingConflicts(
+                "DELETE FROM " + ref(table) + " WHERE id < " + PHASE1 + " AND id % 10 = 0", 5);
           }
-          retried(spark, "OPTIMIZE " + ref(table));
+          spark.sqlRetryingConflicts("OPTIMIZE " + ref(table), 5);
         }
         awaitOffsets(connect, tables, (PHASE1 + PHASE2) / PARTITIONS - 1, 180_000);
 
@@ -273,20 +273,6 @@ class SparkInteropIT {
 
   private JsonNode detail(SparkSql spark, String table) {
     return spark.sql("DESCRIBE DETAIL " + ref(table)).get(0);
-  }
-
-  private static void retried(SparkSql spark, String statement) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        spark.sql(statement);
-        return;
-      } catch (IllegalStateException e) {
-        // A concurrent commit of the connector that Spark's conflict check refuses to rebase over.
-        if (attempt >= 5 || !e.getMessage().contains("Concurrent")) {
-          throw e;
-        }
-      }
-    }
   }
 
   private void produce(

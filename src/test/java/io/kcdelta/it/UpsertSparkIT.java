@@ -128,9 +128,9 @@ class UpsertSparkIT {
           } else if (round == ROUNDS / 2) {
             // While this round commits: Spark deletes keys no later change touches, in files the
             // upserts mark too.
-            retried(
-                spark,
-                "DELETE FROM " + ref("envelope") + " WHERE id < " + SPARK_KEYS + " AND id % 2 = 0");
+            spark.sqlRetryingConflicts(
+                "DELETE FROM " + ref("envelope") + " WHERE id < " + SPARK_KEYS + " AND id % 2 = 0",
+                10);
             models.get("envelope").keySet().removeIf(id -> id < SPARK_KEYS && id % 2 == 0);
           }
         }
@@ -204,20 +204,6 @@ class UpsertSparkIT {
 
   private static String state(Struct row) {
     return row.getString("name") + "/" + row.getInt32("qty");
-  }
-
-  private static void retried(SparkSql spark, String statement) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        spark.sql(statement);
-        return;
-      } catch (IllegalStateException e) {
-        // A concurrent commit of the connector that Spark's conflict check refuses to rebase over.
-        if (attempt >= 10 || !e.getMessage().contains("Concurrent")) {
-          throw e;
-        }
-      }
-    }
   }
 
   /**

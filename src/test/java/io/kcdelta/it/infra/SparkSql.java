@@ -149,6 +149,24 @@ public final class SparkSql implements AutoCloseable {
 
   private static final String MARK = "@@ ";
 
+  /**
+   * Runs a statement that writes to a table the connector commits to at the same time, again when
+   * Spark's conflict check refuses to rebase over one of the connector's commits ("Concurrent..."),
+   * at most {@code attempts} times in all.
+   */
+  public void sqlRetryingConflicts(String statement, int attempts) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        sql(statement);
+        return;
+      } catch (IllegalStateException e) {
+        if (attempt >= attempts || !e.getMessage().contains("Concurrent")) {
+          throw e;
+        }
+      }
+    }
+  }
+
   /** The one value of a statement that answers one row of one column. */
   public JsonNode value(String statement) {
     List<JsonNode> rows = sql(statement);
